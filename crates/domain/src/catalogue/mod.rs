@@ -1,0 +1,7 @@
+//! The product catalogue: products, their variants, and how the list endpoint selects them.
+
+pub(crate) mod product;
+mod query;
+
+pub use product::{BrandRef, CategoryRef, Product, ProductListing, Variant};
+pub use query::{ActiveFilter, InvalidActiveFilter, ProductListQuery, product_cursor, product_cursor_position};

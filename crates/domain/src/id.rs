@@ -1,0 +1,76 @@
+//! Opaque identifiers.
+//!
+//! Ids are kept verbatim from imports, so they are restricted to a URL- and cursor-safe
+//! alphabet: 1 to 64 of `A-Z a-z 0-9 _ - . :`. That covers UUIDs, ULIDs, cuids and
+//! `prod_123`-style ids while keeping path segments and cursors unambiguous.
+
+use std::fmt;
+
+pub const MAX_ID_LEN: usize = 64;
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("expected an id of 1 to 64 characters among A-Z, a-z, 0-9, '_', '-', '.', ':'")]
+pub struct InvalidId;
+
+pub(crate) fn is_valid_id(text: &str) -> bool {
+    (1..=MAX_ID_LEN).contains(&text.len())
+        && text
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.' | b':'))
+}
+
+macro_rules! opaque_id {
+    ($(#[$meta:meta])* $name:ident) => {
+        $(#[$meta])*
+        #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        pub struct $name(String);
+
+        impl $name {
+            pub fn parse(text: impl Into<String>) -> Result<Self, InvalidId> {
+                let text = text.into();
+                if is_valid_id(&text) { Ok(Self(text)) } else { Err(InvalidId) }
+            }
+
+            pub fn as_str(&self) -> &str {
+                &self.0
+            }
+
+            pub fn into_string(self) -> String {
+                self.0
+            }
+        }
+
+        impl fmt::Display for $name {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str(&self.0)
+            }
+        }
+    };
+}
+
+opaque_id!(ShopId);
+opaque_id!(ProductId);
+opaque_id!(VariantId);
+opaque_id!(CategoryId);
+opaque_id!(BrandId);
+opaque_id!(TierId);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn accepts_common_id_shapes() {
+        for ok in ["prod_123", "0190a3c4-7b1e-7cc2-9a4e-1f2d3c4b5a69", "01HZX3", "a", "sku:1.2"] {
+            assert!(ProductId::parse(ok).is_ok(), "{ok}");
+        }
+    }
+
+    #[test]
+    fn refuses_empty_long_and_unsafe_ids() {
+        let long = "x".repeat(65);
+        for bad in ["", long.as_str(), "a b", "a/b", "a%2F", "é", "a\u{1f}b"] {
+            assert_eq!(ProductId::parse(bad), Err(InvalidId), "{bad:?}");
+        }
+    }
+}

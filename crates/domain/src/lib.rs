@@ -1,0 +1,23 @@
+//! Pure rules and value types of the shop API.
+//!
+//! **Invariant:** this crate performs no I/O and reads no clock: no tokio, actix, diesel or JSON
+//! parsing. The shop owners' dashboard shares it, and `.ci/run` checks the dependency tree.
+//! Values are parsed at the edges into the newtypes below; past the edge, an invalid value
+//! cannot exist.
+
+pub mod access;
+pub mod api_key;
+pub mod catalogue;
+pub mod color;
+pub mod id;
+pub mod import;
+pub mod loyalty;
+pub mod money;
+pub mod pagination;
+pub mod scope;
+pub mod shop;
+pub mod tax_rate;
+pub mod text;
+pub mod timestamp;
+
+pub use timestamp::Timestamp;

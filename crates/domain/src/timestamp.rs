@@ -1,0 +1,103 @@
+//! Instants as whole milliseconds since the Unix epoch, in UTC.
+//!
+//! Milliseconds because that is the precision of the API's timestamps and the finest precision
+//! both databases keep identically (SQLite would keep nanoseconds, PostgreSQL microseconds),
+//! so equality and keyset cursors agree on both.
+
+use std::fmt;
+
+use time::OffsetDateTime;
+use time::format_description::well_known::Rfc3339;
+use time::macros::format_description;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Timestamp(i64);
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("expected an RFC 3339 timestamp such as 2026-11-21T09:30:00Z")]
+pub struct InvalidTimestamp;
+
+impl Timestamp {
+    pub const fn from_millis(millis: i64) -> Self {
+        Self(millis)
+    }
+
+    pub const fn millis(self) -> i64 {
+        self.0
+    }
+
+    /// Truncates to the millisecond.
+    pub fn from_datetime(at: OffsetDateTime) -> Self {
+        let nanos = at.unix_timestamp_nanos();
+        Self(nanos.div_euclid(1_000_000) as i64)
+    }
+
+    /// Parses an RFC 3339 instant with an explicit offset (`Z` or `+02:00`); sub-millisecond
+    /// digits are truncated.
+    pub fn parse_rfc3339(text: &str) -> Result<Self, InvalidTimestamp> {
+        OffsetDateTime::parse(text.trim(), &Rfc3339)
+            .map(Self::from_datetime)
+            .map_err(|_| InvalidTimestamp)
+    }
+
+    pub fn to_datetime(self) -> OffsetDateTime {
+        // Every i64 millisecond count that the database can hold is far inside time's range
+        // only for plausible dates; clamp rather than panic on absurd stored values.
+        OffsetDateTime::from_unix_timestamp_nanos(i128::from(self.0) * 1_000_000)
+            .unwrap_or(OffsetDateTime::UNIX_EPOCH)
+    }
+
+    /// The API's rendering: UTC, milliseconds, `Z` (`2026-11-21T09:30:00.000Z`).
+    pub fn to_rfc3339(self) -> String {
+        let format =
+            format_description!("[year]-[month]-[day]T[hour]:[minute]:[second].[subsecond digits:3]Z");
+        self.to_datetime()
+            .format(&format)
+            .unwrap_or_else(|_| String::from("1970-01-01T00:00:00.000Z"))
+    }
+
+    pub const fn plus_millis(self, millis: i64) -> Self {
+        Self(self.0.saturating_add(millis))
+    }
+
+    pub const fn millis_since(self, earlier: Timestamp) -> i64 {
+        self.0.saturating_sub(earlier.0)
+    }
+}
+
+impl fmt::Display for Timestamp {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.to_rfc3339())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn renders_utc_with_milliseconds() {
+        let at = Timestamp::parse_rfc3339("2026-11-21T10:30:00.123456+01:00").unwrap();
+        assert_eq!(at.to_rfc3339(), "2026-11-21T09:30:00.123Z");
+    }
+
+    #[test]
+    fn whole_seconds_render_three_zero_digits() {
+        let at = Timestamp::parse_rfc3339("2026-11-21T09:30:00Z").unwrap();
+        assert_eq!(at.to_rfc3339(), "2026-11-21T09:30:00.000Z");
+        assert_eq!(at.millis() % 1000, 0);
+    }
+
+    #[test]
+    fn refuses_dates_without_offset_and_garbage() {
+        for bad in ["2026-11-21", "2026-11-21T09:30:00", "yesterday", "", "2026-13-01T00:00:00Z"] {
+            assert_eq!(Timestamp::parse_rfc3339(bad), Err(InvalidTimestamp), "{bad}");
+        }
+    }
+
+    #[test]
+    fn truncates_before_the_epoch_towards_the_past() {
+        let at = Timestamp::parse_rfc3339("1969-12-31T23:59:59.9999Z").unwrap();
+        assert_eq!(at.millis(), -1);
+    }
+}
