@@ -50,14 +50,22 @@ mod tests {
 
     #[test]
     fn plan_is_checked_before_subscription_and_scope() {
-        let denied = authorize(&shop(false, SubscriptionStatus::Expired), ScopeSet::empty(), Operation::ListProducts);
+        let denied = authorize(
+            &shop(false, SubscriptionStatus::Expired),
+            ScopeSet::empty(),
+            Operation::ListProducts,
+        );
         assert_eq!(denied, Err(AccessDenied::FeatureNotInPlan));
     }
 
     #[test]
     fn subscription_is_checked_before_scope() {
         for status in [SubscriptionStatus::Expired, SubscriptionStatus::Cancelled] {
-            let denied = authorize(&shop(true, status), ScopeSet::empty(), Operation::ListProducts);
+            let denied = authorize(
+                &shop(true, status),
+                ScopeSet::empty(),
+                Operation::ListProducts,
+            );
             assert_eq!(denied, Err(AccessDenied::SubscriptionInactive));
         }
     }
@@ -65,8 +73,17 @@ mod tests {
     #[test]
     fn missing_scope_is_named() {
         let scopes = ScopeSet::parse_list("orders:read").unwrap();
-        let denied = authorize(&shop(true, SubscriptionStatus::Active), scopes, Operation::GetProduct);
-        assert_eq!(denied, Err(AccessDenied::InsufficientScope { required: Scope::ProductsRead }));
+        let denied = authorize(
+            &shop(true, SubscriptionStatus::Active),
+            scopes,
+            Operation::GetProduct,
+        );
+        assert_eq!(
+            denied,
+            Err(AccessDenied::InsufficientScope {
+                required: Scope::ProductsRead
+            })
+        );
     }
 
     #[test]
@@ -74,6 +91,9 @@ mod tests {
         let active = shop(true, SubscriptionStatus::Active);
         assert_eq!(authorize(&active, ScopeSet::empty(), Operation::Me), Ok(()));
         let lapsed = shop(true, SubscriptionStatus::Cancelled);
-        assert_eq!(authorize(&lapsed, ScopeSet::empty(), Operation::Me), Err(AccessDenied::SubscriptionInactive));
+        assert_eq!(
+            authorize(&lapsed, ScopeSet::empty(), Operation::Me),
+            Err(AccessDenied::SubscriptionInactive)
+        );
     }
 }

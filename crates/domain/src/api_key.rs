@@ -25,7 +25,12 @@ fn to_lower_hex(bytes: &[u8]) -> String {
     const DIGITS: &[u8; 16] = b"0123456789abcdef";
     bytes
         .iter()
-        .flat_map(|byte| [DIGITS[usize::from(byte >> 4)], DIGITS[usize::from(byte & 0x0f)]])
+        .flat_map(|byte| {
+            [
+                DIGITS[usize::from(byte >> 4)],
+                DIGITS[usize::from(byte & 0x0f)],
+            ]
+        })
         .map(char::from)
         .collect()
 }
@@ -40,7 +45,11 @@ pub struct InvalidPrefix;
 
 impl KeyPrefix {
     pub fn parse(text: &str) -> Result<Self, InvalidPrefix> {
-        if is_lower_hex(text, PREFIX_HEX_LEN) { Ok(Self(text.to_owned())) } else { Err(InvalidPrefix) }
+        if is_lower_hex(text, PREFIX_HEX_LEN) {
+            Ok(Self(text.to_owned()))
+        } else {
+            Err(InvalidPrefix)
+        }
     }
 
     pub fn from_random_bytes(bytes: [u8; 4]) -> Self {
@@ -97,7 +106,10 @@ impl PresentedKey {
         if !is_lower_hex(secret, SECRET_HEX_LEN) {
             return Err(MalformedKey);
         }
-        Ok(Self { prefix, secret: KeySecret(secret.to_owned()) })
+        Ok(Self {
+            prefix,
+            secret: KeySecret(secret.to_owned()),
+        })
     }
 
     pub fn new(prefix: KeyPrefix, secret: KeySecret) -> Self {
@@ -198,8 +210,14 @@ mod tests {
 
     #[test]
     fn digest_distinguishes_secrets() {
-        let a = PresentedKey::new(KeyPrefix::from_random_bytes([1; 4]), KeySecret::from_random_bytes([1; 32]));
-        let b = PresentedKey::new(KeyPrefix::from_random_bytes([1; 4]), KeySecret::from_random_bytes([2; 32]));
+        let a = PresentedKey::new(
+            KeyPrefix::from_random_bytes([1; 4]),
+            KeySecret::from_random_bytes([1; 32]),
+        );
+        let b = PresentedKey::new(
+            KeyPrefix::from_random_bytes([1; 4]),
+            KeySecret::from_random_bytes([2; 32]),
+        );
         assert_ne!(a.digest(), b.digest());
     }
 

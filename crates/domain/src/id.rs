@@ -61,7 +61,13 @@ mod tests {
 
     #[test]
     fn accepts_common_id_shapes() {
-        for ok in ["prod_123", "0190a3c4-7b1e-7cc2-9a4e-1f2d3c4b5a69", "01HZX3", "a", "sku:1.2"] {
+        for ok in [
+            "prod_123",
+            "0190a3c4-7b1e-7cc2-9a4e-1f2d3c4b5a69",
+            "01HZX3",
+            "a",
+            "sku:1.2",
+        ] {
             assert!(ProductId::parse(ok).is_ok(), "{ok}");
         }
     }

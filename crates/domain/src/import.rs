@@ -40,7 +40,10 @@ pub struct ImportProblem {
 
 impl ImportProblem {
     pub fn new(path: impl Into<String>, message: impl Into<String>) -> Self {
-        Self { path: path.into(), message: message.into() }
+        Self {
+            path: path.into(),
+            message: message.into(),
+        }
     }
 }
 
@@ -58,7 +61,10 @@ impl ShopImport {
         let mut variants = HashSet::new();
         for (p, imported) in self.products.iter().enumerate() {
             if !products.insert(imported.product.id.as_str()) {
-                problems.push(ImportProblem::new(format!("products[{p}].id"), "duplicate id in this file"));
+                problems.push(ImportProblem::new(
+                    format!("products[{p}].id"),
+                    "duplicate id in this file",
+                ));
             }
             for (v, variant) in imported.product.variants.iter().enumerate() {
                 if !variants.insert(variant.id.as_str()) {
@@ -72,7 +78,10 @@ impl ShopImport {
         let mut tiers = HashSet::new();
         for (t, tier) in self.tiers.iter().enumerate() {
             if !tiers.insert(tier.id.as_str()) {
-                problems.push(ImportProblem::new(format!("loyaltyTiers[{t}].id"), "duplicate id in this file"));
+                problems.push(ImportProblem::new(
+                    format!("loyaltyTiers[{t}].id"),
+                    "duplicate id in this file",
+                ));
             }
         }
         problems
@@ -108,7 +117,10 @@ pub fn decide_product_import(
     incoming: ImportedProduct,
     now: Timestamp,
 ) -> ProductImportDecision {
-    let ImportedProduct { mut product, stamps } = incoming;
+    let ImportedProduct {
+        mut product,
+        stamps,
+    } = incoming;
     if let Some(stored) = existing {
         let stamps_match = stamps.created_at.is_none_or(|at| at == stored.created_at)
             && stamps.updated_at.is_none_or(|at| at == stored.updated_at);
@@ -116,7 +128,11 @@ pub fn decide_product_import(
             return ProductImportDecision::Unchanged;
         }
         let mentioned: HashSet<_> = product.variants.iter().map(|v| v.id.clone()).collect();
-        let kept = stored.variants.iter().filter(|v| !mentioned.contains(&v.id)).cloned();
+        let kept = stored
+            .variants
+            .iter()
+            .filter(|v| !mentioned.contains(&v.id))
+            .cloned();
         product.variants.extend(kept.collect::<Vec<_>>());
     }
     product.created_at = stamps
@@ -146,7 +162,10 @@ mod tests {
     }
 
     fn imported(product: Product) -> ImportedProduct {
-        ImportedProduct { product, stamps: GivenStamps::default() }
+        ImportedProduct {
+            product,
+            stamps: GivenStamps::default(),
+        }
     }
 
     const NOW: Timestamp = Timestamp::from_millis(9_000);
@@ -161,14 +180,19 @@ mod tests {
     fn a_subset_of_unchanged_variants_is_unchanged() {
         let mut incoming = stored();
         incoming.variants.truncate(1);
-        assert_eq!(decide_product_import(Some(&stored()), imported(incoming), NOW), ProductImportDecision::Unchanged);
+        assert_eq!(
+            decide_product_import(Some(&stored()), imported(incoming), NOW),
+            ProductImportDecision::Unchanged
+        );
     }
 
     #[test]
     fn changed_content_moves_updated_at_and_keeps_created_at() {
         let mut incoming = stored();
         incoming.price = Cents(9_999);
-        let ProductImportDecision::Write(written) = decide_product_import(Some(&stored()), imported(incoming), NOW) else {
+        let ProductImportDecision::Write(written) =
+            decide_product_import(Some(&stored()), imported(incoming), NOW)
+        else {
             panic!("expected a write");
         };
         assert_eq!(written.created_at, Timestamp::from_millis(1_000));
@@ -179,18 +203,31 @@ mod tests {
     #[test]
     fn variants_missing_from_the_file_are_kept() {
         let mut incoming = stored();
-        incoming.variants = vec![Variant { stock: 1, ..incoming.variants[1].clone() }];
-        let ProductImportDecision::Write(written) = decide_product_import(Some(&stored()), imported(incoming), NOW) else {
+        incoming.variants = vec![Variant {
+            stock: 1,
+            ..incoming.variants[1].clone()
+        }];
+        let ProductImportDecision::Write(written) =
+            decide_product_import(Some(&stored()), imported(incoming), NOW)
+        else {
             panic!("expected a write");
         };
         let ids: Vec<_> = written.variants.iter().map(|v| v.id.clone()).collect();
-        assert_eq!(ids, [VariantId::parse("a").unwrap(), VariantId::parse("b").unwrap()]);
+        assert_eq!(
+            ids,
+            [
+                VariantId::parse("a").unwrap(),
+                VariantId::parse("b").unwrap()
+            ]
+        );
         assert_eq!(written.variants[1].stock, 1);
     }
 
     #[test]
     fn new_products_default_both_timestamps_to_now() {
-        let ProductImportDecision::Write(written) = decide_product_import(None, imported(stored()), NOW) else {
+        let ProductImportDecision::Write(written) =
+            decide_product_import(None, imported(stored()), NOW)
+        else {
             panic!("expected a write");
         };
         assert_eq!((written.created_at, written.updated_at), (NOW, NOW));
@@ -198,16 +235,38 @@ mod tests {
 
     #[test]
     fn given_timestamps_win_and_a_different_one_is_a_change() {
-        let given = GivenStamps { created_at: Some(Timestamp::from_millis(1_000)), updated_at: Some(Timestamp::from_millis(3_000)) };
-        let decision = decide_product_import(Some(&stored()), ImportedProduct { product: stored(), stamps: given }, NOW);
-        let ProductImportDecision::Write(written) = decision else { panic!("expected a write") };
+        let given = GivenStamps {
+            created_at: Some(Timestamp::from_millis(1_000)),
+            updated_at: Some(Timestamp::from_millis(3_000)),
+        };
+        let decision = decide_product_import(
+            Some(&stored()),
+            ImportedProduct {
+                product: stored(),
+                stamps: given,
+            },
+            NOW,
+        );
+        let ProductImportDecision::Write(written) = decision else {
+            panic!("expected a write")
+        };
         assert_eq!(written.updated_at, Timestamp::from_millis(3_000));
     }
 
     #[test]
     fn duplicate_ids_are_reported_with_their_path() {
-        let import = ShopImport { tiers: vec![], products: vec![imported(stored()), imported(stored())] };
+        let import = ShopImport {
+            tiers: vec![],
+            products: vec![imported(stored()), imported(stored())],
+        };
         let paths: Vec<_> = import.duplicate_ids().into_iter().map(|p| p.path).collect();
-        assert_eq!(paths, ["products[1].id", "products[1].variants[0].id", "products[1].variants[1].id"]);
+        assert_eq!(
+            paths,
+            [
+                "products[1].id",
+                "products[1].variants[0].id",
+                "products[1].variants[1].id"
+            ]
+        );
     }
 }

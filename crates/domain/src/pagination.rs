@@ -38,7 +38,9 @@ impl PageLimit {
         if text.is_empty() || text.len() > 3 || !text.bytes().all(|b| b.is_ascii_digit()) {
             return Err(InvalidLimit);
         }
-        text.parse::<i64>().map_err(|_| InvalidLimit).and_then(Self::new)
+        text.parse::<i64>()
+            .map_err(|_| InvalidLimit)
+            .and_then(Self::new)
     }
 
     pub const fn get(self) -> usize {
@@ -94,7 +96,10 @@ impl Cursor {
 
     fn checksum(body: &str) -> String {
         let digest = Sha256::digest(body.as_bytes());
-        digest[..CHECKSUM_BYTES].iter().map(|b| format!("{b:02x}")).collect()
+        digest[..CHECKSUM_BYTES]
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect()
     }
 
     pub fn encode(&self) -> String {
@@ -108,7 +113,9 @@ impl Cursor {
     }
 
     pub fn decode(text: &str, expected: CursorKind) -> Result<Self, InvalidCursor> {
-        let bytes = URL_SAFE_NO_PAD.decode(text.as_bytes()).map_err(|_| InvalidCursor)?;
+        let bytes = URL_SAFE_NO_PAD
+            .decode(text.as_bytes())
+            .map_err(|_| InvalidCursor)?;
         let decoded = String::from_utf8(bytes).map_err(|_| InvalidCursor)?;
         let (body, checksum) = decoded.rsplit_once(SEPARATOR).ok_or(InvalidCursor)?;
         if Self::checksum(body) != checksum {
@@ -118,7 +125,10 @@ impl Cursor {
         if fields.next() != Some(VERSION) || fields.next() != Some(expected.tag()) {
             return Err(InvalidCursor);
         }
-        Ok(Self { kind: expected, parts: fields.map(str::to_owned).collect() })
+        Ok(Self {
+            kind: expected,
+            parts: fields.map(str::to_owned).collect(),
+        })
     }
 }
 
@@ -134,11 +144,24 @@ pub struct Page<T> {
 impl<T> Page<T> {
     /// Builds a page from `limit + 1` rows fetched in list order: the extra row only tells
     /// that there is more, and the cursor names the last row kept.
-    pub fn from_overfetch(mut rows: Vec<T>, limit: PageLimit, cursor_of: impl Fn(&T) -> Cursor) -> Self {
+    pub fn from_overfetch(
+        mut rows: Vec<T>,
+        limit: PageLimit,
+        cursor_of: impl Fn(&T) -> Cursor,
+    ) -> Self {
         let has_more = rows.len() > limit.get();
         rows.truncate(limit.get());
-        let next_cursor = if has_more { rows.last().map(|last| cursor_of(last).encode()) } else { None };
-        Self { items: rows, has_more, next_cursor, limit }
+        let next_cursor = if has_more {
+            rows.last().map(|last| cursor_of(last).encode())
+        } else {
+            None
+        };
+        Self {
+            items: rows,
+            has_more,
+            next_cursor,
+            limit,
+        }
     }
 
     pub fn map<U>(self, f: impl FnMut(T) -> U) -> Page<U> {
@@ -159,16 +182,33 @@ mod tests {
     fn limit_bounds() {
         assert_eq!(PageLimit::parse("1").unwrap().get(), 1);
         assert_eq!(PageLimit::parse("100").unwrap().get(), 100);
-        for bad in ["0", "101", "-1", "abc", "", "+5", "2e1", "20.0", "0100", "99999999999"] {
+        for bad in [
+            "0",
+            "101",
+            "-1",
+            "abc",
+            "",
+            "+5",
+            "2e1",
+            "20.0",
+            "0100",
+            "99999999999",
+        ] {
             assert_eq!(PageLimit::parse(bad), Err(InvalidLimit), "{bad}");
         }
     }
 
     #[test]
     fn cursor_round_trips_and_is_url_safe() {
-        let cursor = Cursor::new(CursorKind::Orders, vec!["1732181400000".into(), "ord_1".into()]);
+        let cursor = Cursor::new(
+            CursorKind::Orders,
+            vec!["1732181400000".into(), "ord_1".into()],
+        );
         let text = cursor.encode();
-        assert!(text.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_'));
+        assert!(
+            text.bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+        );
         assert_eq!(Cursor::decode(&text, CursorKind::Orders), Ok(cursor));
     }
 
@@ -185,8 +225,19 @@ mod tests {
         let mut flipped = text.clone().into_bytes();
         flipped[3] = if flipped[3] == b'A' { b'B' } else { b'A' };
         let flipped = String::from_utf8(flipped).unwrap();
-        for bad in [forged.as_str(), flipped.as_str(), &text[..text.len() - 2], "", "!!!", "Zm9v"] {
-            assert_eq!(Cursor::decode(bad, CursorKind::Products), Err(InvalidCursor), "{bad}");
+        for bad in [
+            forged.as_str(),
+            flipped.as_str(),
+            &text[..text.len() - 2],
+            "",
+            "!!!",
+            "Zm9v",
+        ] {
+            assert_eq!(
+                Cursor::decode(bad, CursorKind::Products),
+                Err(InvalidCursor),
+                "{bad}"
+            );
         }
     }
 
@@ -197,7 +248,8 @@ mod tests {
         let page = Page::from_overfetch(vec![1, 2, 3], limit, cursor_of);
         assert_eq!(page.items, vec![1, 2]);
         assert!(page.has_more);
-        let next = Cursor::decode(page.next_cursor.as_deref().unwrap(), CursorKind::Products).unwrap();
+        let next =
+            Cursor::decode(page.next_cursor.as_deref().unwrap(), CursorKind::Products).unwrap();
         assert_eq!(next.parts(), ["2"]);
 
         let last = Page::from_overfetch(vec![1, 2], limit, cursor_of);

@@ -98,7 +98,9 @@ impl ScopeSet {
     }
 
     pub fn iter(self) -> impl Iterator<Item = Scope> {
-        Scope::ALL.into_iter().filter(move |scope| self.contains(*scope))
+        Scope::ALL
+            .into_iter()
+            .filter(move |scope| self.contains(*scope))
     }
 
     /// Parses a comma-separated list (`products:read,stock:write`); blanks around names are
@@ -186,8 +188,14 @@ mod tests {
 
     #[test]
     fn loyalty_does_not_need_clients_read_and_me_needs_nothing() {
-        assert_eq!(Operation::GetLoyalty.required_scope(), Some(Scope::LoyaltyRead));
+        assert_eq!(
+            Operation::GetLoyalty.required_scope(),
+            Some(Scope::LoyaltyRead)
+        );
         assert_eq!(Operation::Me.required_scope(), None);
-        assert_eq!(Operation::AdjustStock.required_scope(), Some(Scope::StockWrite));
+        assert_eq!(
+            Operation::AdjustStock.required_scope(),
+            Some(Scope::StockWrite)
+        );
     }
 }

@@ -16,10 +16,16 @@ pub struct InvalidSlug;
 impl ShopSlug {
     pub fn parse(text: &str) -> Result<Self, InvalidSlug> {
         let valid = (1..=63).contains(&text.len())
-            && text.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+            && text
+                .bytes()
+                .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
             && !text.starts_with('-')
             && !text.ends_with('-');
-        if valid { Ok(Self(text.to_owned())) } else { Err(InvalidSlug) }
+        if valid {
+            Ok(Self(text.to_owned()))
+        } else {
+            Err(InvalidSlug)
+        }
     }
 
     pub fn as_str(&self) -> &str {
@@ -91,7 +97,11 @@ mod tests {
 
     #[test]
     fn subscription_status_round_trips() {
-        for status in [SubscriptionStatus::Active, SubscriptionStatus::Expired, SubscriptionStatus::Cancelled] {
+        for status in [
+            SubscriptionStatus::Active,
+            SubscriptionStatus::Expired,
+            SubscriptionStatus::Cancelled,
+        ] {
             assert_eq!(status.as_str().parse(), Ok(status));
         }
         assert!("paused".parse::<SubscriptionStatus>().is_err());

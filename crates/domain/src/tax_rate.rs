@@ -27,7 +27,11 @@ impl TaxRate {
     pub fn parse(text: &str) -> Result<Self, InvalidTaxRate> {
         let (units, decimals) = text.split_once('.').ok_or(InvalidTaxRate)?;
         let all_digits = |s: &str| s.bytes().all(|b| b.is_ascii_digit());
-        if !(1..=3).contains(&units.len()) || decimals.len() != 2 || !all_digits(units) || !all_digits(decimals) {
+        if !(1..=3).contains(&units.len())
+            || decimals.len() != 2
+            || !all_digits(units)
+            || !all_digits(decimals)
+        {
             return Err(InvalidTaxRate);
         }
         let units: i64 = units.parse().map_err(|_| InvalidTaxRate)?;
@@ -58,7 +62,9 @@ mod tests {
 
     #[test]
     fn refuses_other_shapes_and_out_of_range() {
-        for bad in ["20", "20.0", "20.000", "-5.50", "20,00", ".50", "abc", "100.01", "1000.00", " 20.00"] {
+        for bad in [
+            "20", "20.0", "20.000", "-5.50", "20,00", ".50", "abc", "100.01", "1000.00", " 20.00",
+        ] {
             assert_eq!(TaxRate::parse(bad), Err(InvalidTaxRate), "{bad}");
         }
         assert!(TaxRate::from_hundredths(-1).is_err());

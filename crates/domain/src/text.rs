@@ -91,7 +91,10 @@ mod tests {
     fn labels_are_trimmed_and_bounded() {
         assert_eq!(parse_label("  Zapier ", 10).unwrap(), "Zapier");
         assert_eq!(parse_label(" ", 10), Err(InvalidLabel::Empty));
-        assert_eq!(parse_label("abcdefghijk", 10), Err(InvalidLabel::TooLong { max: 10 }));
+        assert_eq!(
+            parse_label("abcdefghijk", 10),
+            Err(InvalidLabel::TooLong { max: 10 })
+        );
         assert_eq!(parse_label("a\nb", 10), Err(InvalidLabel::ControlCharacter));
     }
 }

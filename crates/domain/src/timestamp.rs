@@ -49,8 +49,9 @@ impl Timestamp {
 
     /// The API's rendering: UTC, milliseconds, `Z` (`2026-11-21T09:30:00.000Z`).
     pub fn to_rfc3339(self) -> String {
-        let format =
-            format_description!("[year]-[month]-[day]T[hour]:[minute]:[second].[subsecond digits:3]Z");
+        let format = format_description!(
+            "[year]-[month]-[day]T[hour]:[minute]:[second].[subsecond digits:3]Z"
+        );
         self.to_datetime()
             .format(&format)
             .unwrap_or_else(|_| String::from("1970-01-01T00:00:00.000Z"))
@@ -90,8 +91,18 @@ mod tests {
 
     #[test]
     fn refuses_dates_without_offset_and_garbage() {
-        for bad in ["2026-11-21", "2026-11-21T09:30:00", "yesterday", "", "2026-13-01T00:00:00Z"] {
-            assert_eq!(Timestamp::parse_rfc3339(bad), Err(InvalidTimestamp), "{bad}");
+        for bad in [
+            "2026-11-21",
+            "2026-11-21T09:30:00",
+            "yesterday",
+            "",
+            "2026-13-01T00:00:00Z",
+        ] {
+            assert_eq!(
+                Timestamp::parse_rfc3339(bad),
+                Err(InvalidTimestamp),
+                "{bad}"
+            );
         }
     }
 

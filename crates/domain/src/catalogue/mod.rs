@@ -4,4 +4,6 @@ pub(crate) mod product;
 mod query;
 
 pub use product::{BrandRef, CategoryRef, Product, ProductListing, Variant};
-pub use query::{ActiveFilter, InvalidActiveFilter, ProductListQuery, product_cursor, product_cursor_position};
+pub use query::{
+    ActiveFilter, InvalidActiveFilter, ProductListQuery, product_cursor, product_cursor_position,
+};

@@ -100,7 +100,10 @@ impl Product {
         if !show_inactive_variants {
             self.retain_active_variants();
         }
-        ProductListing { product: self, stock_quantity }
+        ProductListing {
+            product: self,
+            stock_quantity,
+        }
     }
 }
 
@@ -184,7 +187,11 @@ mod tests {
 
     #[test]
     fn variants_sort_by_display_order() {
-        let mut p = product(vec![variant("c", 2, 0, true), variant("a", 0, 0, true), variant("b", 1, 0, true)]);
+        let mut p = product(vec![
+            variant("c", 2, 0, true),
+            variant("a", 0, 0, true),
+            variant("b", 1, 0, true),
+        ]);
         p.sort_variants();
         let ids: Vec<_> = p.variants.iter().map(|v| v.id.as_str()).collect();
         assert_eq!(ids, ["a", "b", "c"]);

@@ -111,6 +111,9 @@ mod tests {
     #[test]
     fn product_cursor_round_trips() {
         let id = ProductId::parse("prod_42").unwrap();
-        assert_eq!(product_cursor_position(&product_cursor(&id).encode()), Ok(id));
+        assert_eq!(
+            product_cursor_position(&product_cursor(&id).encode()),
+            Ok(id)
+        );
     }
 }

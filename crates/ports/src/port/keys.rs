@@ -1,0 +1,48 @@
+use async_trait::async_trait;
+use shop_domain::Timestamp;
+use shop_domain::api_key::{ApiKey, KeyPrefix, KeySecret, PresentedKey};
+use shop_domain::id::ShopId;
+use shop_domain::shop::Shop;
+
+use crate::StoreError;
+
+#[cfg_attr(feature = "mocks", mockall::automock)]
+#[async_trait]
+pub trait ApiKeyStore: Send + Sync {
+    /// Stores a new key. `Conflict { what: "prefix" }` when the prefix is taken.
+    async fn insert_key(&self, key: &ApiKey) -> Result<(), StoreError>;
+
+    /// The key with this prefix and its shop, in one round trip: this is on the
+    /// authentication path. Revoked and expired keys are returned too; the caller decides.
+    async fn find_key(&self, prefix: &KeyPrefix) -> Result<Option<(ApiKey, Shop)>, StoreError>;
+
+    /// Every key of the shop, oldest first.
+    async fn list_keys(&self, shop: &ShopId) -> Result<Vec<ApiKey>, StoreError>;
+
+    /// Marks the key revoked at `at`; a key revoked earlier keeps its first revocation time.
+    /// `Ok(false)` when no key has this prefix.
+    async fn revoke_key(&self, prefix: &KeyPrefix, at: Timestamp) -> Result<bool, StoreError>;
+}
+
+#[derive(Debug, thiserror::Error)]
+#[error("the secret hasher failed")]
+pub struct HashError(#[source] pub crate::BoxError);
+
+/// Hashes and verifies key secrets (argon2id). Both are CPU-heavy: implementations must not
+/// run them on the async workers.
+#[cfg_attr(feature = "mocks", mockall::automock)]
+#[async_trait]
+pub trait SecretHasher: Send + Sync {
+    /// A PHC string with its own random salt.
+    async fn hash(&self, secret: &KeySecret) -> Result<String, HashError>;
+
+    /// `Ok(false)` when the secret does not match, or when `phc` is not a hash this hasher
+    /// can read. `Err` only when the work itself could not be done.
+    async fn verify(&self, secret: &KeySecret, phc: &str) -> Result<bool, HashError>;
+}
+
+/// Random key material from the operating system's generator.
+#[cfg_attr(feature = "mocks", mockall::automock)]
+pub trait KeyMaterial: Send + Sync {
+    fn generate(&self) -> PresentedKey;
+}

@@ -1,0 +1,193 @@
+//! Authenticating a bearer key and authorising an operation.
+//!
+//! argon2 costs about 26 ms of CPU per verification, so a successful verification is
+//! remembered in a bounded in-process cache keyed by the SHA-256 digest of the full key (the
+//! secret itself is never kept). The key row and its shop are re-read from the store when the
+//! cached copy is older than `freshness` (5 s by default), which bounds how long a
+//! revocation, an expiry or a plan/subscription change takes to apply. Re-reading does not
+//! re-run argon2 as long as the stored hash is the one already verified. Failed
+//! verifications are never cached.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
+
+use moka::sync::Cache;
+use shop_domain::Timestamp;
+use shop_domain::access::{AccessDenied, authorize};
+use shop_domain::api_key::{ApiKey, KeyPrefix, PresentedKey};
+use shop_domain::scope::{Operation, ScopeSet};
+use shop_domain::shop::Shop;
+
+use crate::StoreError;
+use crate::port::{ApiKeyStore, Clock, HashError, SecretHasher};
+
+/// Who is calling: the key's shop and what the key may do.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Principal {
+    pub shop: Shop,
+    pub key_prefix: KeyPrefix,
+    pub key_label: String,
+    pub scopes: ScopeSet,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum AuthError {
+    /// Missing, malformed, unknown, wrong, revoked or expired key: one answer for all, so the
+    /// response is no oracle.
+    #[error("missing or invalid API key")]
+    Unauthorized,
+    #[error(transparent)]
+    Denied(#[from] AccessDenied),
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    #[error(transparent)]
+    Hashing(#[from] HashError),
+}
+
+/// Counters for tests and metrics.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct AuthStats {
+    pub argon2_verifications: u64,
+    pub cache_hits: u64,
+}
+
+#[derive(Clone)]
+struct VerifiedKey {
+    key: ApiKey,
+    shop: Shop,
+    loaded_at: Timestamp,
+}
+
+pub struct Authenticator {
+    keys: Arc<dyn ApiKeyStore>,
+    hasher: Arc<dyn SecretHasher>,
+    clock: Arc<dyn Clock>,
+    freshness_millis: i64,
+    verified: Cache<[u8; 32], VerifiedKey>,
+    verifications: AtomicU64,
+    cache_hits: AtomicU64,
+}
+
+impl Authenticator {
+    /// The promised delay for revocations and shop changes to apply.
+    pub const DEFAULT_FRESHNESS: Duration = Duration::from_secs(5);
+    pub const DEFAULT_CAPACITY: u64 = 10_000;
+
+    pub fn new(
+        keys: Arc<dyn ApiKeyStore>,
+        hasher: Arc<dyn SecretHasher>,
+        clock: Arc<dyn Clock>,
+    ) -> Self {
+        Self::with_limits(
+            keys,
+            hasher,
+            clock,
+            Self::DEFAULT_FRESHNESS,
+            Self::DEFAULT_CAPACITY,
+        )
+    }
+
+    pub fn with_limits(
+        keys: Arc<dyn ApiKeyStore>,
+        hasher: Arc<dyn SecretHasher>,
+        clock: Arc<dyn Clock>,
+        freshness: Duration,
+        capacity: u64,
+    ) -> Self {
+        Self {
+            keys,
+            hasher,
+            clock,
+            freshness_millis: i64::try_from(freshness.as_millis()).unwrap_or(i64::MAX),
+            // Idle entries leave after an hour so that memory follows the active keys.
+            verified: Cache::builder()
+                .max_capacity(capacity)
+                .time_to_idle(Duration::from_secs(3_600))
+                .build(),
+            verifications: AtomicU64::new(0),
+            cache_hits: AtomicU64::new(0),
+        }
+    }
+
+    pub fn stats(&self) -> AuthStats {
+        AuthStats {
+            argon2_verifications: self.verifications.load(Ordering::Relaxed),
+            cache_hits: self.cache_hits.load(Ordering::Relaxed),
+        }
+    }
+
+    /// Authenticates `token` (the text after `Bearer `) and checks that its key may perform
+    /// `operation`: 401 causes first, then the shop's plan, subscription, and the key's scope.
+    pub async fn authenticate(
+        &self,
+        token: &str,
+        operation: Operation,
+    ) -> Result<Principal, AuthError> {
+        let presented = PresentedKey::parse(token).map_err(|_| AuthError::Unauthorized)?;
+        let digest = presented.digest();
+        let now = self.clock.now();
+
+        let verified = match self.verified.get(&digest) {
+            Some(entry) if self.is_fresh(&entry, now) => {
+                self.cache_hits.fetch_add(1, Ordering::Relaxed);
+                entry
+            }
+            stale => {
+                let loaded = self.load_and_verify(&presented, stale, now).await?;
+                self.verified.insert(digest, loaded.clone());
+                loaded
+            }
+        };
+        if !verified.key.is_usable_at(now) {
+            self.verified.invalidate(&digest);
+            return Err(AuthError::Unauthorized);
+        }
+        let VerifiedKey { key, shop, .. } = verified;
+        authorize(&shop, key.scopes, operation)?;
+        Ok(Principal {
+            shop,
+            key_prefix: key.prefix,
+            key_label: key.label,
+            scopes: key.scopes,
+        })
+    }
+
+    fn is_fresh(&self, entry: &VerifiedKey, now: Timestamp) -> bool {
+        let age = now.millis_since(entry.loaded_at);
+        (0..self.freshness_millis).contains(&age)
+    }
+
+    /// Reads the key and its shop; runs argon2 unless the stored hash is the one this exact
+    /// key was already verified against.
+    async fn load_and_verify(
+        &self,
+        presented: &PresentedKey,
+        stale: Option<VerifiedKey>,
+        now: Timestamp,
+    ) -> Result<VerifiedKey, AuthError> {
+        let Some((key, shop)) = self.keys.find_key(presented.prefix()).await? else {
+            self.verified.invalidate(&presented.digest());
+            return Err(AuthError::Unauthorized);
+        };
+        let already_verified = stale.is_some_and(|entry| entry.key.secret_hash == key.secret_hash);
+        if !already_verified {
+            self.verifications.fetch_add(1, Ordering::Relaxed);
+            if !self
+                .hasher
+                .verify(presented.secret(), &key.secret_hash)
+                .await?
+            {
+                return Err(AuthError::Unauthorized);
+            }
+        }
+        Ok(VerifiedKey {
+            key,
+            shop,
+            loaded_at: now,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests;

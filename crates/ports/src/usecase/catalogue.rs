@@ -1,0 +1,196 @@
+//! `GET /products` and `GET /products/:id`.
+
+use std::sync::Arc;
+
+use shop_domain::catalogue::{ProductListQuery, ProductListing, product_cursor};
+use shop_domain::id::{ProductId, ShopId};
+use shop_domain::pagination::Page;
+
+use crate::StoreError;
+use crate::port::CatalogueRepository;
+
+#[derive(Debug, thiserror::Error)]
+pub enum CatalogueError {
+    #[error("product not found")]
+    NotFound,
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+pub struct ProductCatalogue {
+    repository: Arc<dyn CatalogueRepository>,
+}
+
+impl ProductCatalogue {
+    pub fn new(repository: Arc<dyn CatalogueRepository>) -> Self {
+        Self { repository }
+    }
+
+    /// One page of the shop's products. The stock quantity counts every variant; inactive
+    /// variants are then hidden unless the query shows them.
+    pub async fn list(
+        &self,
+        shop: &ShopId,
+        query: &ProductListQuery,
+    ) -> Result<Page<ProductListing>, CatalogueError> {
+        let rows = self.repository.list_products(shop, query).await?;
+        let page = Page::from_overfetch(rows, query.limit, |product| product_cursor(&product.id));
+        let show_inactive = query.active.shows_inactive_variants();
+        Ok(page.map(|product| product.into_listing(show_inactive)))
+    }
+
+    /// One product with all its variants. An id that cannot exist is simply not found.
+    pub async fn get(&self, shop: &ShopId, id: &str) -> Result<ProductListing, CatalogueError> {
+        let id = ProductId::parse(id).map_err(|_| CatalogueError::NotFound)?;
+        let product = self.repository.find_product(shop, &id).await?;
+        product
+            .map(|p| p.into_listing(true))
+            .ok_or(CatalogueError::NotFound)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use shop_domain::Timestamp;
+    use shop_domain::catalogue::{ActiveFilter, Product, Variant};
+    use shop_domain::id::VariantId;
+    use shop_domain::money::Cents;
+    use shop_domain::pagination::PageLimit;
+    use shop_domain::tax_rate::TaxRate;
+
+    use super::*;
+    use crate::port::MockCatalogueRepository;
+
+    fn shop() -> ShopId {
+        ShopId::parse("shop_a").unwrap()
+    }
+
+    fn product(id: &str, variant_active: [bool; 2]) -> Product {
+        let variant = |n: usize| Variant {
+            id: VariantId::parse(format!("{id}_v{n}")).unwrap(),
+            label: format!("V{n}"),
+            sku: None,
+            barcode: None,
+            swatch_color: None,
+            price: Cents(100),
+            stock: 3,
+            low_stock_threshold: 1,
+            is_default: n == 0,
+            active: variant_active[n],
+            order: n as i32,
+        };
+        Product {
+            id: ProductId::parse(id).unwrap(),
+            name: id.into(),
+            product_type: "simple".into(),
+            ean: None,
+            sku: None,
+            price: Cents(100),
+            list_price: Cents(100),
+            compare_at_price: None,
+            promo_active: false,
+            tax_rate: TaxRate::parse("20.00").unwrap(),
+            active: true,
+            track_stock: true,
+            tags: vec![],
+            photos: vec![],
+            category: None,
+            brand: None,
+            variants: vec![variant(0), variant(1)],
+            created_at: Timestamp::from_millis(0),
+            updated_at: Timestamp::from_millis(0),
+        }
+    }
+
+    fn query(limit: i64, active: ActiveFilter) -> ProductListQuery {
+        ProductListQuery {
+            limit: PageLimit::new(limit).unwrap(),
+            active,
+            ..ProductListQuery::default()
+        }
+    }
+
+    #[tokio::test]
+    async fn list_pages_with_a_cursor_on_the_last_kept_product() {
+        let mut repository = MockCatalogueRepository::new();
+        repository
+            .expect_list_products()
+            .withf(|shop_id, q| shop_id.as_str() == "shop_a" && q.limit.get() == 2)
+            .returning(|_, _| {
+                Ok(vec![
+                    product("p1", [true; 2]),
+                    product("p2", [true; 2]),
+                    product("p3", [true; 2]),
+                ])
+            });
+        let page = ProductCatalogue::new(Arc::new(repository))
+            .list(&shop(), &query(2, ActiveFilter::Active))
+            .await
+            .unwrap();
+        assert_eq!(page.items.len(), 2);
+        assert!(page.has_more);
+        let after =
+            shop_domain::catalogue::product_cursor_position(page.next_cursor.as_deref().unwrap())
+                .unwrap();
+        assert_eq!(after.as_str(), "p2");
+    }
+
+    #[tokio::test]
+    async fn default_list_hides_inactive_variants_but_all_shows_them() {
+        let mut repository = MockCatalogueRepository::new();
+        repository
+            .expect_list_products()
+            .returning(|_, _| Ok(vec![product("p1", [true, false])]));
+        let catalogue = ProductCatalogue::new(Arc::new(repository));
+
+        let default = catalogue
+            .list(&shop(), &query(20, ActiveFilter::Active))
+            .await
+            .unwrap();
+        assert_eq!(default.items[0].product.variants.len(), 1);
+        assert_eq!(
+            default.items[0].stock_quantity,
+            Some(6),
+            "inactive stock still counts"
+        );
+        assert!(!default.has_more);
+        assert_eq!(default.next_cursor, None);
+
+        let all = catalogue
+            .list(&shop(), &query(20, ActiveFilter::All))
+            .await
+            .unwrap();
+        assert_eq!(all.items[0].product.variants.len(), 2);
+    }
+
+    #[tokio::test]
+    async fn get_shows_inactive_variants() {
+        let mut repository = MockCatalogueRepository::new();
+        repository
+            .expect_find_product()
+            .returning(|_, _| Ok(Some(product("p1", [false, false]))));
+        let listing = ProductCatalogue::new(Arc::new(repository))
+            .get(&shop(), "p1")
+            .await
+            .unwrap();
+        assert_eq!(listing.product.variants.len(), 2);
+    }
+
+    #[tokio::test]
+    async fn missing_or_impossible_ids_are_not_found() {
+        let mut repository = MockCatalogueRepository::new();
+        repository
+            .expect_find_product()
+            .times(1)
+            .returning(|_, _| Ok(None));
+        let catalogue = ProductCatalogue::new(Arc::new(repository));
+        assert!(matches!(
+            catalogue.get(&shop(), "p404").await,
+            Err(CatalogueError::NotFound)
+        ));
+        assert!(matches!(
+            catalogue.get(&shop(), "not/an id").await,
+            Err(CatalogueError::NotFound)
+        ));
+    }
+}
