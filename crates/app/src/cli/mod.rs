@@ -1,0 +1,156 @@
+//! The `shop-api` command line. Its interface is relied on by scripts and tests: keep it.
+
+mod run;
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::str::FromStr;
+
+use clap::{Args, Parser, Subcommand};
+use shop_domain::Timestamp;
+use shop_domain::api_key::KeyPrefix;
+use shop_domain::scope::ScopeSet;
+use shop_domain::shop::{ShopSlug, SubscriptionStatus};
+
+pub use run::run;
+
+use crate::telemetry::LogFormat;
+
+pub const DEFAULT_DATABASE_URL: &str = "sqlite://data/shop.db";
+
+#[derive(Debug, Parser)]
+#[command(name = "shop-api", version, about = "Public REST API v1 of the shop-management service")]
+pub struct Cli {
+    /// `sqlite://<path>` (relative or `sqlite:///absolute`) or `postgres://...`.
+    #[arg(long, env = "DATABASE_URL", default_value = DEFAULT_DATABASE_URL, global = true)]
+    pub database_url: String,
+
+    #[arg(long, env = "LOG_FORMAT", value_enum, default_value_t = LogFormat::Text, global = true)]
+    pub log_format: LogFormat,
+
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Serve the API.
+    Serve(ServeArgs),
+    /// Create a demo shop with a realistic catalogue if there is none, print a fresh
+    /// full-scope key and a curl line, then serve.
+    Demo(ServeArgs),
+    /// Manage shops.
+    #[command(subcommand)]
+    Shop(ShopCommand),
+    /// Manage API keys.
+    #[command(subcommand)]
+    Key(KeyCommand),
+    /// Import a shop's data from a JSON file (one transaction, upsert by id).
+    Import {
+        #[arg(long, value_parser = parse_slug)]
+        shop: ShopSlug,
+        file: PathBuf,
+    },
+}
+
+#[derive(Debug, Args)]
+pub struct ServeArgs {
+    #[arg(long, env = "BIND", default_value = "127.0.0.1:8080")]
+    pub bind: SocketAddr,
+    /// HTTP worker threads (default: one per core).
+    #[arg(long, env = "WORKERS")]
+    pub workers: Option<usize>,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum ShopCommand {
+    Create {
+        #[arg(long, value_parser = parse_slug)]
+        slug: ShopSlug,
+        #[arg(long)]
+        name: String,
+        /// Create the shop on a plan without the `publicApi` feature.
+        #[arg(long)]
+        no_public_api: bool,
+        #[arg(long, value_parser = parse_subscription, default_value = "active")]
+        subscription: SubscriptionStatus,
+    },
+    Update {
+        #[arg(value_parser = parse_slug)]
+        slug: ShopSlug,
+        #[arg(long)]
+        public_api: Option<bool>,
+        #[arg(long, value_parser = parse_subscription)]
+        subscription: Option<SubscriptionStatus>,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum KeyCommand {
+    /// Print a new key: the full key is the only line on stdout, shown this once.
+    Create {
+        #[arg(long, value_parser = parse_slug)]
+        shop: ShopSlug,
+        #[arg(long)]
+        label: String,
+        /// Comma-separated, e.g. `products:read,stock:write`.
+        #[arg(long, value_parser = parse_scopes)]
+        scopes: ScopeSet,
+        /// RFC 3339, e.g. `2027-01-01T00:00:00Z`.
+        #[arg(long, value_parser = parse_timestamp)]
+        expires_at: Option<Timestamp>,
+    },
+    List {
+        #[arg(long, value_parser = parse_slug)]
+        shop: ShopSlug,
+    },
+    Revoke {
+        #[arg(value_parser = parse_prefix)]
+        prefix: KeyPrefix,
+    },
+}
+
+fn parse_slug(text: &str) -> Result<ShopSlug, String> {
+    ShopSlug::parse(text).map_err(|e| e.to_string())
+}
+
+fn parse_subscription(text: &str) -> Result<SubscriptionStatus, String> {
+    SubscriptionStatus::from_str(text).map_err(|e| e.to_string())
+}
+
+fn parse_scopes(text: &str) -> Result<ScopeSet, String> {
+    ScopeSet::parse_list(text).map_err(|e| {
+        let known: Vec<_> = shop_domain::scope::Scope::ALL.iter().map(|s| s.as_str()).collect();
+        format!("{e}; known scopes: {}", known.join(", "))
+    })
+}
+
+fn parse_timestamp(text: &str) -> Result<Timestamp, String> {
+    Timestamp::parse_rfc3339(text).map_err(|e| e.to_string())
+}
+
+fn parse_prefix(text: &str) -> Result<KeyPrefix, String> {
+    KeyPrefix::parse(text).map_err(|e| e.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::CommandFactory;
+
+    use super::*;
+
+    #[test]
+    fn the_cli_definition_is_consistent() {
+        Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn unknown_scopes_are_refused_with_the_known_ones() {
+        let parsed = Cli::try_parse_from([
+            "shop-api", "key", "create", "--shop", "s", "--label", "l", "--scopes", "products:read,stock:delete",
+        ]);
+        let message = parsed.unwrap_err().to_string();
+        assert!(message.contains("stock:delete"), "{message}");
+        assert!(message.contains("loyalty:read"), "{message}");
+    }
+}

@@ -1,0 +1,110 @@
+//! Executes a parsed command. Every command opens (and so migrates) the database first.
+
+use std::io::Write;
+
+use anyhow::Context;
+use shop_ports::usecase::{ImportError, NewKey, NewShop, ShopChange};
+
+use super::{Cli, Command, KeyCommand, ServeArgs, ShopCommand};
+use crate::server::RunningServer;
+use crate::services::Services;
+use crate::{demo, import_file};
+
+pub async fn run(cli: Cli) -> anyhow::Result<()> {
+    let services = Services::open(&cli.database_url).await?;
+    match cli.command {
+        Command::Serve(args) => serve(&services, args).await,
+        Command::Demo(args) => {
+            let key = demo::prepare(&services).await?;
+            let server = RunningServer::start(&services, args.bind, args.workers)?;
+            let mut out = std::io::stdout().lock();
+            writeln!(out, "Demo shop ready. Full-scope key (shown once):\n{key}\n")?;
+            writeln!(out, "Try:\ncurl -s -H 'Authorization: Bearer {key}' '{}/api/v1/products?limit=2'", server.base_url())?;
+            drop(out);
+            tracing::info!(addr = %server.addr, "serving the demo shop");
+            server.wait().await
+        }
+        Command::Shop(command) => shop(&services, command).await,
+        Command::Key(command) => key(&services, command).await,
+        Command::Import { shop, file } => {
+            let text = std::fs::read_to_string(&file).with_context(|| format!("cannot read {}", file.display()))?;
+            let data = import_file::parse(&text, &crate::adapters::UuidV7Ids).map_err(|problems| refusal(&problems))?;
+            let report = services.import.run(&shop, data).await.map_err(|error| match error {
+                ImportError::Invalid(problems) => refusal(&problems),
+                other => other.into(),
+            })?;
+            eprintln!(
+                "imported into {shop}: {} product(s) written, {} unchanged; {} tier(s) written, {} unchanged",
+                report.products_written, report.products_unchanged, report.tiers_written, report.tiers_unchanged
+            );
+            Ok(())
+        }
+    }
+}
+
+fn refusal(problems: &[shop_domain::import::ImportProblem]) -> anyhow::Error {
+    let lines: Vec<String> = problems.iter().map(ToString::to_string).collect();
+    anyhow::anyhow!("the file was refused and nothing was written:\n{}", lines.join("\n"))
+}
+
+async fn serve(services: &Services, args: ServeArgs) -> anyhow::Result<()> {
+    let server = RunningServer::start(services, args.bind, args.workers)?;
+    tracing::info!(addr = %server.addr, backend = services.database.backend_name(), "serving");
+    server.wait().await
+}
+
+async fn shop(services: &Services, command: ShopCommand) -> anyhow::Result<()> {
+    match command {
+        ShopCommand::Create { slug, name, no_public_api, subscription } => {
+            let shop = services
+                .shops
+                .create(NewShop { slug, name, public_api_in_plan: !no_public_api, subscription })
+                .await?;
+            eprintln!("created shop {} ({})", shop.slug, shop.id);
+        }
+        ShopCommand::Update { slug, public_api, subscription } => {
+            let change = ShopChange { public_api_in_plan: public_api, subscription };
+            let shop = services.shops.update(&slug, change).await?;
+            eprintln!(
+                "updated shop {}: publicApi={}, subscription={}",
+                shop.slug,
+                shop.public_api_in_plan,
+                shop.subscription.as_str()
+            );
+        }
+    }
+    Ok(())
+}
+
+async fn key(services: &Services, command: KeyCommand) -> anyhow::Result<()> {
+    match command {
+        KeyCommand::Create { shop, label, scopes, expires_at } => {
+            let created = services.keys.create(NewKey { shop, label, scopes, expires_at }).await?;
+            // The only line on stdout, so that `KEY=$(shop-api key create ...)` works.
+            writeln!(std::io::stdout(), "{}", created.full_key.reveal())?;
+            eprintln!("created key {} ({}); it will not be shown again", created.key.prefix, created.key.scopes.to_list());
+        }
+        KeyCommand::List { shop } => {
+            let mut out = std::io::stdout().lock();
+            writeln!(out, "PREFIX\tLABEL\tSCOPES\tCREATED\tEXPIRES\tREVOKED")?;
+            for key in services.keys.list(&shop).await? {
+                let show = |at: Option<shop_domain::Timestamp>| at.map_or_else(|| "-".to_owned(), |t| t.to_rfc3339());
+                writeln!(
+                    out,
+                    "{}\t{}\t{}\t{}\t{}\t{}",
+                    key.prefix,
+                    key.label,
+                    key.scopes.to_list(),
+                    key.created_at.to_rfc3339(),
+                    show(key.expires_at),
+                    show(key.revoked_at)
+                )?;
+            }
+        }
+        KeyCommand::Revoke { prefix } => {
+            services.keys.revoke(&prefix).await?;
+            eprintln!("revoked key {prefix}; it is refused everywhere within 5 seconds");
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,141 @@
+//! The demo shop: a realistic catalogue loaded through the import path, and a fresh key.
+
+use serde_json::{Value, json};
+use shop_domain::api_key::PresentedKey;
+use shop_domain::scope::ScopeSet;
+use shop_domain::shop::{ShopSlug, SubscriptionStatus};
+use shop_ports::usecase::{NewKey, NewShop, ShopAdminError};
+
+use crate::adapters::UuidV7Ids;
+use crate::import_file;
+use crate::services::Services;
+
+pub const DEMO_SLUG: &str = "demo";
+
+/// Creates the demo shop and its catalogue unless the database already holds it, then
+/// returns a fresh full-scope key.
+pub async fn prepare(services: &Services) -> anyhow::Result<String> {
+    let slug = ShopSlug::parse(DEMO_SLUG)?;
+    match services.shops.find(&slug).await {
+        Ok(_) => tracing::info!("the demo shop exists; keeping its data"),
+        Err(ShopAdminError::UnknownShop(_)) => {
+            services
+                .shops
+                .create(NewShop {
+                    slug: slug.clone(),
+                    name: "Maison Lumière (demo)".to_owned(),
+                    public_api_in_plan: true,
+                    subscription: SubscriptionStatus::Active,
+                })
+                .await?;
+            let data = import_file::parse(&catalogue().to_string(), &UuidV7Ids)
+                .map_err(|problems| anyhow::anyhow!("demo data is invalid: {problems:?}"))?;
+            let report = services.import.run(&slug, data).await?;
+            tracing::info!(products = report.products_written, "created the demo shop");
+        }
+        Err(other) => return Err(other.into()),
+    }
+    let created = services
+        .keys
+        .create(NewKey { shop: slug, label: "demo".to_owned(), scopes: ScopeSet::all(), expires_at: None })
+        .await?;
+    Ok(PresentedKey::reveal(&created.full_key))
+}
+
+const CATEGORIES: [(&str, &str); 5] = [
+    ("cat_home", "Maison"),
+    ("cat_kitchen", "Cuisine"),
+    ("cat_textile", "Textile"),
+    ("cat_stationery", "Papeterie"),
+    ("cat_beauty", "Beauté"),
+];
+const BRANDS: [(&str, &str); 4] =
+    [("brand_atelier", "Atelier Nord"), ("brand_loire", "Tissages de Loire"), ("brand_papier", "Papier & Co"), ("brand_savon", "Savonnerie du Port")];
+const ITEMS: [&str; 12] = [
+    "Bougie parfumée", "Mug en grès", "Plaid en laine", "Carnet ligné", "Savon à l'huile d'olive", "Torchon en lin",
+    "Vase en verre", "Coussin velours", "Stylo plume", "Bol à thé", "Diffuseur d'ambiance", "Tablier de cuisine",
+];
+const FINISHES: [&str; 5] = ["naturel", "bleu nuit", "terracotta", "sauge", "ivoire"];
+const SIZES: [&str; 5] = ["XS", "S", "M", "L", "XL"];
+const SWATCHES: [&str; 5] = ["#E8DCC8", "#1B2A4A", "#C4622D", "#9CAF88", "#FFFFF0"];
+
+/// 48 products: every fifth one inactive, every seventh untracked, a few with many variants,
+/// some inactive variants, promotions, and products without EAN, category or brand.
+pub fn catalogue() -> Value {
+    let tiers = json!([
+        {"id": "tier_bronze", "name": "Bronze", "minPointsLifetime": 0, "color": "#CD7F32"},
+        {"id": "tier_silver", "name": "Argent", "minPointsLifetime": 500, "color": "#C0C0C0"},
+        {"id": "tier_gold", "name": "Or", "minPointsLifetime": 2000, "color": "#FFD700"},
+    ]);
+    let products: Vec<Value> = (0..48).map(product).collect();
+    json!({"loyaltyTiers": tiers, "products": products})
+}
+
+fn product(n: usize) -> Value {
+    let item = ITEMS[n % ITEMS.len()];
+    let finish = FINISHES[(n / ITEMS.len()) % FINISHES.len()];
+    let price = 590 + (n as i64 * 370) % 6_000;
+    let variant_count = match n % 9 {
+        0 => 5,
+        4 => 8,
+        _ => 1 + n % 3,
+    };
+    let variants: Vec<Value> = (0..variant_count)
+        .map(|v| {
+            let label = if variant_count >= 5 { SIZES[v % SIZES.len()].to_owned() } else { FINISHES[(n + v) % FINISHES.len()].to_owned() };
+            json!({
+                "id": format!("demo_var_{n:03}_{v}"),
+                "label": if v >= SIZES.len() { format!("{label} (long)") } else { label },
+                "sku": format!("MLU-{n:03}-{v}"),
+                "barcode": format!("376{:010}", n * 10 + v),
+                "swatchColor": if n % 2 == 0 { Value::from(SWATCHES[(n + v) % SWATCHES.len()]) } else { Value::Null },
+                "priceCents": price + v as i64 * 100,
+                "stock": ((n * 7 + v * 3) % 25) as i64 - 2,
+                "lowStockThreshold": 3,
+                "isDefault": v == 0,
+                "active": !(v > 0 && (n + v) % 6 == 0),
+                "order": v,
+            })
+        })
+        .collect();
+    let (category_id, category_name) = CATEGORIES[n % CATEGORIES.len()];
+    let (brand_id, brand_name) = BRANDS[n % BRANDS.len()];
+    let promo = n % 6 == 1;
+    json!({
+        "id": format!("demo_prod_{n:03}"),
+        "name": format!("{item} {finish}"),
+        "productType": if variant_count > 1 { "variable" } else { "simple" },
+        "ean": if n % 8 == 3 { Value::Null } else { Value::from(format!("376{:010}", n * 10)) },
+        "sku": format!("MLU-{n:03}"),
+        "priceCents": if promo { price * 8 / 10 } else { price },
+        "listPriceCents": price,
+        "compareAtPriceCents": if promo { Value::from(price) } else { Value::Null },
+        "promoActive": promo,
+        "taxRate": if n % 10 == 9 { "5.50" } else { "20.00" },
+        "active": n % 5 != 4,
+        "trackStock": n % 7 != 6,
+        "tags": if n % 3 == 0 { json!(["nouveauté"]) } else { json!([]) },
+        "photos": [format!("https://cdn.example.com/demo/{n:03}.jpg")],
+        "category": if n % 11 == 10 { Value::Null } else { json!({"id": category_id, "name": category_name}) },
+        "brand": if n % 4 == 3 { Value::Null } else { json!({"id": brand_id, "name": brand_name}) },
+        "variants": variants,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_demo_catalogue_imports_and_covers_every_case() {
+        let import = import_file::parse(&catalogue().to_string(), &UuidV7Ids).unwrap();
+        let products: Vec<_> = import.products.iter().map(|p| &p.product).collect();
+        assert!(products.len() >= 40);
+        assert!(products.iter().filter(|p| p.variants.len() >= 5).count() >= 3);
+        assert!(products.iter().any(|p| !p.active));
+        assert!(products.iter().any(|p| !p.track_stock));
+        assert!(products.iter().any(|p| p.variants.iter().any(|v| !v.active)));
+        assert!(products.iter().any(|p| p.category.is_none() && p.brand.is_some()));
+        assert_eq!(import.tiers.len(), 3);
+    }
+}

@@ -1,0 +1,30 @@
+# Everyday recipes. The README's two commands never need just.
+
+pg_admin := "postgres://postgres@127.0.0.1:5432/postgres"
+
+# Unit and black-box tests; PostgreSQL tests skip unless TEST_DATABASE_URL is set.
+test:
+    cargo test --workspace
+
+# The same suite, with PostgreSQL required, on a throw-away database.
+test-pg:
+    #!/usr/bin/env bash
+    set -euo pipefail
+    db="shop_dev_$$_${RANDOM}"
+    psql "{{pg_admin}}" -qc "CREATE DATABASE $db"
+    trap 'psql "{{pg_admin}}" -qc "DROP DATABASE IF EXISTS $db WITH (FORCE)"' EXIT
+    TEST_DATABASE_URL="postgres://postgres@127.0.0.1:5432/$db" REQUIRE_POSTGRES=1 cargo test --workspace
+
+# Formatting, clippy and the dependency direction, as CI checks them.
+lint:
+    cargo fmt --all --check
+    cargo clippy --workspace --all-targets -- -D warnings
+    scripts/check-dependency-direction.sh
+
+# The demo shop on the default SQLite database.
+demo:
+    cargo run --release -p shop-app -- demo
+
+# Everything CI runs.
+ci:
+    bash .ci/run

@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Proves that dependencies point inward: the domain knows no I/O framework, the ports no
+# database or HTTP framework. Lists each crate's normal dependency tree and looks for the
+# forbidden packages by exact name.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+status=0
+forbid() {
+    local crate=$1; shift
+    local tree
+    tree=$(cargo tree -p "$crate" -e normal --prefix none --format '{p}' | awk '{print $1}' | sort -u)
+    for package in "$@"; do
+        if grep -qx "$package" <<<"$tree"; then
+            echo "FAIL: $crate depends on $package (cargo tree -p $crate -e normal -i $package)" >&2
+            status=1
+        else
+            echo "ok: no $package under $crate"
+        fi
+    done
+}
+
+forbid shop-domain diesel diesel-async actix-web tokio serde_json
+forbid shop-ports diesel diesel-async actix-web
+exit $status

@@ -1,0 +1,161 @@
+use std::time::Duration;
+
+use serde_json::Value;
+use shop_app::server::RunningServer;
+use shop_app::services::Services;
+use shop_domain::Timestamp;
+use shop_domain::scope::ScopeSet;
+use shop_domain::shop::{Shop, ShopSlug, SubscriptionStatus};
+use shop_ports::usecase::{NewKey, NewShop, ShopChange};
+
+use super::postgres::{self, ScratchDatabase};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Backend {
+    Sqlite,
+    Postgres,
+}
+
+/// A running server with its own database. Fields are dropped in order: server first, then
+/// the database it used.
+pub struct TestApp {
+    pub backend: Backend,
+    pub services: Services,
+    server: Option<RunningServer>,
+    client: reqwest::Client,
+    base_url: String,
+    _sqlite_dir: Option<tempfile::TempDir>,
+    _postgres: Option<ScratchDatabase>,
+}
+
+/// A response, read whole.
+#[derive(Debug)]
+pub struct Reply {
+    pub status: u16,
+    pub headers: reqwest::header::HeaderMap,
+    pub text: String,
+}
+
+impl Reply {
+    pub fn json(&self) -> Value {
+        serde_json::from_str(&self.text).unwrap_or_else(|e| panic!("not JSON ({e}): {}", self.text))
+    }
+
+    pub fn error_code(&self) -> String {
+        self.json()["error"]["code"].as_str().unwrap_or_default().to_owned()
+    }
+
+    /// The `field` of every validation detail.
+    pub fn detail_fields(&self) -> Vec<String> {
+        self.json()["error"]["details"]
+            .as_array()
+            .map(|details| details.iter().filter_map(|d| d["field"].as_str().map(str::to_owned)).collect())
+            .unwrap_or_default()
+    }
+
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers.get(name).and_then(|v| v.to_str().ok())
+    }
+}
+
+impl TestApp {
+    /// `None` only for PostgreSQL when no test server is configured.
+    pub async fn start(backend: Backend) -> Option<Self> {
+        let (url, sqlite_dir, postgres) = match backend {
+            Backend::Sqlite => {
+                let dir = tempfile::tempdir().expect("temp dir");
+                let url = format!("sqlite://{}", dir.path().join("shop.db").display());
+                (url, Some(dir), None)
+            }
+            Backend::Postgres => {
+                let scratch = postgres::create().await?;
+                (scratch.url.clone(), None, Some(scratch))
+            }
+        };
+        let services = Services::open(&url).await.expect("open and migrate the test database");
+        let bind = "127.0.0.1:0".parse().expect("loopback address");
+        let server = RunningServer::start(&services, bind, Some(2)).expect("start the server");
+        let base_url = server.base_url();
+        Some(Self {
+            backend,
+            services,
+            server: Some(server),
+            client: reqwest::Client::builder().timeout(Duration::from_secs(30)).build().expect("client"),
+            base_url,
+            _sqlite_dir: sqlite_dir,
+            _postgres: postgres,
+        })
+    }
+
+    pub fn url(&self, path: &str) -> String {
+        format!("{}{path}", self.base_url)
+    }
+
+    pub async fn create_shop(&self, slug: &str) -> Shop {
+        self.services
+            .shops
+            .create(NewShop {
+                slug: ShopSlug::parse(slug).expect("test slug"),
+                name: format!("Shop {slug}"),
+                public_api_in_plan: true,
+                subscription: SubscriptionStatus::Active,
+            })
+            .await
+            .expect("create shop")
+    }
+
+    pub async fn update_shop(&self, slug: &str, change: ShopChange) {
+        self.services.shops.update(&ShopSlug::parse(slug).expect("slug"), change).await.expect("update shop");
+    }
+
+    pub async fn create_key(&self, slug: &str, scopes: &str) -> String {
+        self.create_key_expiring(slug, scopes, None).await
+    }
+
+    pub async fn create_key_expiring(&self, slug: &str, scopes: &str, expires_at: Option<Timestamp>) -> String {
+        let created = self
+            .services
+            .keys
+            .create(NewKey {
+                shop: ShopSlug::parse(slug).expect("slug"),
+                label: format!("{slug} test key"),
+                scopes: ScopeSet::parse_list(scopes).expect("scopes"),
+                expires_at,
+            })
+            .await
+            .expect("create key");
+        created.full_key.reveal()
+    }
+
+    /// Imports `data` (the import file format) into the shop through the CLI's code path.
+    pub async fn import(&self, slug: &str, data: &Value) {
+        let parsed = shop_app::import_file::parse(&data.to_string(), &shop_app::adapters::UuidV7Ids)
+            .unwrap_or_else(|problems| panic!("bad test data: {problems:?}"));
+        self.services.import.run(&ShopSlug::parse(slug).expect("slug"), parsed).await.expect("import");
+    }
+
+    pub async fn get(&self, path: &str, key: &str) -> Reply {
+        self.send(self.client.get(self.url(path)).bearer_auth(key)).await
+    }
+
+    pub async fn send(&self, request: reqwest::RequestBuilder) -> Reply {
+        let response = request.send().await.expect("request");
+        let status = response.status().as_u16();
+        let headers = response.headers().clone();
+        let text = response.text().await.expect("body");
+        Reply { status, headers, text }
+    }
+
+    pub fn client(&self) -> &reqwest::Client {
+        &self.client
+    }
+}
+
+impl Drop for TestApp {
+    fn drop(&mut self) {
+        // actix workers are threads of their own: stop them, or every test leaks its server.
+        if let Some(server) = self.server.take() {
+            server.request_stop();
+        }
+    }
+}
