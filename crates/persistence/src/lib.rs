@@ -1,1 +1,26 @@
+//! diesel-async adapters implementing the `shop-ports` stores on SQLite and PostgreSQL.
+//!
+//! One [`Database`] handle serves both backends: a pool enum, with each query written once and
+//! expanded per backend by a small macro (see `database.rs`). Schema migrations are embedded and
+//! applied by [`Database::open`].
+//!
+//! **Invariants:** every query is scoped by `shop_id`, except the import's ownership check,
+//! which reads only which shop an id belongs to; timestamps are epoch milliseconds set by the
+//! application; rows never leave this crate (they are converted to domain values here, and a
+//! value the domain refuses is a `StoreError::Failure`); database errors become `StoreError`s
+//! in one place (`error.rs`).
 
+mod catalogue;
+mod database;
+mod error;
+mod import;
+mod keys;
+mod migrate;
+mod rows;
+mod schema;
+mod shops;
+
+pub use database::{ConnectError, Database, DatabaseUrl, PoolOptions};
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,166 @@
+//! The adapter's internal error, and its one mapping onto the ports' `StoreError`.
+//!
+//! Messages here are for logs only: `StoreError`'s own `Display` is generic, and the HTTP layer
+//! never shows a cause, so SQL and row contents never reach a client.
+
+use std::time::Duration;
+
+use diesel::result::{DatabaseErrorInformation, DatabaseErrorKind, Error as QueryError};
+use diesel_async::pooled_connection::deadpool::PoolError;
+use shop_ports::StoreError;
+
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum DbError {
+    #[error("no database connection became free within {0:?}")]
+    PoolTimeout(Duration),
+    #[error("could not get a database connection")]
+    Pool(#[source] PoolError),
+    #[error("database query failed")]
+    Query(#[from] QueryError),
+    /// A stored value that the domain refuses: a bug or a hand-edited row.
+    #[error("corrupt {table} row `{id}`: {problem}")]
+    Corrupt {
+        table: &'static str,
+        id: String,
+        problem: String,
+    },
+    /// A write that found the database in a state it cannot be in (a row missing, or owned by
+    /// another shop, after it was checked).
+    #[error("{0}")]
+    Invariant(String),
+}
+
+impl DbError {
+    pub(crate) fn corrupt(table: &'static str, id: &str, problem: impl ToString) -> Self {
+        Self::Corrupt {
+            table,
+            id: id.to_owned(),
+            problem: problem.to_string(),
+        }
+    }
+}
+
+impl From<DbError> for StoreError {
+    fn from(error: DbError) -> Self {
+        match &error {
+            DbError::PoolTimeout(_) => StoreError::Unavailable(Box::new(error)),
+            DbError::Pool(pool_error) => match pool_error {
+                PoolError::Timeout(_) | PoolError::Backend(_) | PoolError::Closed => {
+                    StoreError::Unavailable(Box::new(error))
+                }
+                // Configuration mistakes, not outages.
+                PoolError::NoRuntimeSpecified | PoolError::PostCreateHook(_) => {
+                    StoreError::Failure(Box::new(error))
+                }
+            },
+            DbError::Query(QueryError::DatabaseError(DatabaseErrorKind::UniqueViolation, info)) => {
+                StoreError::Conflict {
+                    what: unique_target(info.as_ref()),
+                }
+            }
+            DbError::Query(query_error) if is_unavailable(query_error) => {
+                StoreError::Unavailable(Box::new(error))
+            }
+            DbError::Query(_) | DbError::Corrupt { .. } | DbError::Invariant(_) => {
+                StoreError::Failure(Box::new(error))
+            }
+        }
+    }
+}
+
+/// Which unique value was taken. PostgreSQL names the constraint and table
+/// (`shops_slug_key`, `api_keys`); SQLite only says `UNIQUE constraint failed: shops.slug`.
+/// The only unique column of `api_keys` is its prefix; any other violation is an id.
+fn unique_target(info: &dyn DatabaseErrorInformation) -> &'static str {
+    let mentions = |word: &str| {
+        [
+            info.constraint_name(),
+            info.table_name(),
+            Some(info.message()),
+        ]
+        .into_iter()
+        .flatten()
+        .any(|text| text.contains(word))
+    };
+    if mentions("slug") {
+        "slug"
+    } else if mentions("prefix") || mentions("api_keys") {
+        "prefix"
+    } else {
+        "id"
+    }
+}
+
+/// Errors that say "try again later" rather than "this is a bug": a lost or unusable
+/// connection, PostgreSQL's statement timeout, or SQLite still locked after `busy_timeout`.
+/// Neither of the last two has an error kind of its own in diesel, hence the messages.
+fn is_unavailable(error: &QueryError) -> bool {
+    match error {
+        QueryError::DatabaseError(
+            DatabaseErrorKind::UnableToSendCommand | DatabaseErrorKind::ClosedConnection,
+            _,
+        ) => true,
+        QueryError::DatabaseError(_, info) => {
+            let message = info.message();
+            message.contains("statement timeout") || message.contains("database is locked")
+        }
+        _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn database_error(kind: DatabaseErrorKind, message: &str) -> DbError {
+        DbError::Query(QueryError::DatabaseError(
+            kind,
+            Box::new(message.to_owned()),
+        ))
+    }
+
+    #[test]
+    fn unique_violations_name_what_was_taken() {
+        let cases = [
+            ("UNIQUE constraint failed: shops.slug", "slug"),
+            ("UNIQUE constraint failed: api_keys.prefix", "prefix"),
+            ("UNIQUE constraint failed: products.id", "id"),
+        ];
+        for (message, what) in cases {
+            let mapped =
+                StoreError::from(database_error(DatabaseErrorKind::UniqueViolation, message));
+            assert!(
+                matches!(mapped, StoreError::Conflict { what: w } if w == what),
+                "{message}"
+            );
+        }
+    }
+
+    #[test]
+    fn outages_are_unavailable_and_the_rest_failures() {
+        let unavailable = [
+            DbError::PoolTimeout(Duration::from_secs(1)),
+            database_error(DatabaseErrorKind::ClosedConnection, "gone"),
+            database_error(DatabaseErrorKind::UnableToSendCommand, "gone"),
+            database_error(DatabaseErrorKind::Unknown, "database is locked"),
+            database_error(
+                DatabaseErrorKind::Unknown,
+                "canceling statement due to statement timeout",
+            ),
+        ];
+        for error in unavailable {
+            assert!(matches!(
+                StoreError::from(error),
+                StoreError::Unavailable(_)
+            ));
+        }
+        let failures = [
+            database_error(DatabaseErrorKind::ForeignKeyViolation, "FOREIGN KEY"),
+            DbError::Query(QueryError::NotFound),
+            DbError::corrupt("products", "p1", "bad tax rate"),
+        ];
+        for error in failures {
+            assert!(matches!(StoreError::from(error), StoreError::Failure(_)));
+        }
+    }
+}

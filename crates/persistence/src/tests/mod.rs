@@ -1,0 +1,160 @@
+//! Adapter tests: each runs on a fresh SQLite file in a temporary directory and, when
+//! `TEST_DATABASE_URL` names a PostgreSQL server, on a fresh database created there and dropped
+//! afterwards. All in this one module, so the crate has one test binary.
+
+mod catalogue;
+mod fixtures;
+mod import;
+mod keys;
+mod migrations;
+mod shops;
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use diesel_async::{AsyncConnection, AsyncPgConnection, SimpleAsyncConnection};
+
+use crate::{Database, DatabaseUrl, PoolOptions};
+
+/// A database for one test, removed when dropped.
+pub(crate) struct TestDb {
+    pub db: Database,
+    pub url: DatabaseUrl,
+    _cleanup: Cleanup,
+}
+
+#[expect(dead_code, reason = "each variant is held only for its Drop")]
+enum Cleanup {
+    Sqlite(tempfile::TempDir),
+    Postgres(DropPgDatabase),
+}
+
+impl TestDb {
+    pub fn backend(&self) -> &'static str {
+        self.db.backend_name()
+    }
+}
+
+/// The databases every test runs on: SQLite always, PostgreSQL when `TEST_DATABASE_URL` is set.
+/// With `REQUIRE_POSTGRES=1` (CI), a missing `TEST_DATABASE_URL` fails instead of skipping.
+pub(crate) async fn test_databases() -> Vec<TestDb> {
+    let mut databases = vec![sqlite().await];
+    match std::env::var("TEST_DATABASE_URL") {
+        Ok(admin_url) if !admin_url.trim().is_empty() => databases.push(postgres(&admin_url).await),
+        _ => {
+            let required = std::env::var("REQUIRE_POSTGRES").is_ok_and(|v| v == "1");
+            assert!(
+                !required,
+                "REQUIRE_POSTGRES=1 but TEST_DATABASE_URL is not set"
+            );
+            eprintln!("skipped: TEST_DATABASE_URL not set");
+        }
+    }
+    databases
+}
+
+pub(crate) async fn sqlite() -> TestDb {
+    let dir = tempfile::tempdir().unwrap();
+    let url = DatabaseUrl::Sqlite(dir.path().join("shop.db"));
+    let db = Database::open(&url, PoolOptions::default()).await.unwrap();
+    TestDb {
+        db,
+        url,
+        _cleanup: Cleanup::Sqlite(dir),
+    }
+}
+
+async fn postgres(admin_url: &str) -> TestDb {
+    static COUNTER: AtomicUsize = AtomicUsize::new(0);
+    let nanos = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|elapsed| elapsed.subsec_nanos())
+        .unwrap_or(0);
+    let name = format!(
+        "shop_test_{}_{}_{}",
+        std::process::id(),
+        nanos,
+        COUNTER.fetch_add(1, Ordering::Relaxed)
+    );
+    let mut admin = AsyncPgConnection::establish(admin_url)
+        .await
+        .unwrap_or_else(|e| panic!("TEST_DATABASE_URL is set but PostgreSQL is unreachable: {e}"));
+    // An ICU en-US default collation orders `B` after `a` and `a_b` before `a-b`: the schema's
+    // `COLLATE "C"` must keep byte order anyway. Plain CREATE where ICU is missing.
+    let icu = format!(
+        "CREATE DATABASE \"{name}\" TEMPLATE template0 LOCALE_PROVIDER icu ICU_LOCALE 'en-US'"
+    );
+    if admin.batch_execute(&icu).await.is_err() {
+        admin
+            .batch_execute(&format!("CREATE DATABASE \"{name}\""))
+            .await
+            .unwrap();
+    }
+    let cleanup = DropPgDatabase {
+        admin_url: admin_url.to_owned(),
+        name: name.clone(),
+    };
+    let url = DatabaseUrl::Postgres(with_database(admin_url, &name));
+    let db = Database::open(&url, PoolOptions::default()).await.unwrap();
+    TestDb {
+        db,
+        url,
+        _cleanup: Cleanup::Postgres(cleanup),
+    }
+}
+
+/// The admin URL with its database name replaced.
+fn with_database(admin_url: &str, name: &str) -> String {
+    let (base, query) = match admin_url.split_once('?') {
+        Some((base, query)) => (base, format!("?{query}")),
+        None => (admin_url, String::new()),
+    };
+    let authority_start = base.find("://").map_or(0, |i| i + 3);
+    let host_end = base[authority_start..]
+        .find('/')
+        .map_or(base.len(), |i| authority_start + i);
+    format!("{}/{name}{query}", &base[..host_end])
+}
+
+/// Drops the test database even when the test panicked: on its own thread and runtime, since
+/// `Drop` cannot await.
+struct DropPgDatabase {
+    admin_url: String,
+    name: String,
+}
+
+impl Drop for DropPgDatabase {
+    fn drop(&mut self) {
+        let admin_url = self.admin_url.clone();
+        let sql = format!("DROP DATABASE IF EXISTS \"{}\" WITH (FORCE)", self.name);
+        let dropped = std::thread::spawn(move || {
+            let runtime = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .map_err(|e| e.to_string())?;
+            runtime.block_on(async {
+                let mut admin = AsyncPgConnection::establish(&admin_url)
+                    .await
+                    .map_err(|e| e.to_string())?;
+                admin.batch_execute(&sql).await.map_err(|e| e.to_string())
+            })
+        })
+        .join();
+        if !matches!(dropped, Ok(Ok(()))) {
+            eprintln!("could not drop test database {}: {dropped:?}", self.name);
+        }
+    }
+}
+
+#[test]
+fn test_database_urls_keep_credentials_and_parameters() {
+    assert_eq!(
+        with_database("postgres://postgres@127.0.0.1:5432/postgres", "t1"),
+        "postgres://postgres@127.0.0.1:5432/t1"
+    );
+    assert_eq!(
+        with_database("postgresql://u:p@h/db?sslmode=disable", "t2"),
+        "postgresql://u:p@h/t2?sslmode=disable"
+    );
+    assert_eq!(with_database("postgres://h", "t3"), "postgres://h/t3");
+}
