@@ -1,1 +1,38 @@
+//! The HTTP delivery of the shop API v1 (`/api/v1`), on actix-web.
+//!
+//! **Architecture invariants**
+//! - This is the only crate that knows HTTP. Handlers parse requests into domain values, call a
+//!   use case of `shop-ports`, and convert the result into a response DTO by hand: no domain or
+//!   database type is ever serialized, so a field can only reach a client through a DTO here.
+//! - Every response body is JSON, and every error goes through `error::ApiError`, the one
+//!   place where failures become the spec's envelope `{"error": {"code", "message", "details"?}}`.
+//!   Error responses that actix produces itself (wrong method, oversized body, extractor
+//!   errors) and panics are rewritten into the same envelope by the `middleware` module.
+//! - Order of checks, per request: authentication (401), the shop's plan, its subscription and
+//!   the key's scope (403), query validation (400), then the lookup (404). Handlers therefore
+//!   authenticate before they look at the query string.
 
+use std::sync::Arc;
+
+use shop_ports::usecase::{Authenticator, ProductCatalogue};
+
+mod auth;
+mod dto;
+mod error;
+mod handlers;
+mod middleware;
+mod query;
+mod routes;
+mod server;
+
+pub use server::{ServerOptions, serve};
+
+/// The use cases the handlers call; cloned into every actix worker.
+#[derive(Clone)]
+pub struct ApiState {
+    pub authenticator: Arc<Authenticator>,
+    pub catalogue: Arc<ProductCatalogue>,
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,7 @@
+//! Response bodies. Each is a plain `Serialize` struct converted by hand from a domain value:
+//! the JSON names and types of the spec live here and nowhere else, and a domain field that
+//! has no DTO field cannot leak. `Option`s serialize as `null`, never as a missing key.
+
+pub mod me;
+pub mod page;
+pub mod product;

@@ -1,0 +1,389 @@
+//! THE mapping from every failure to the spec's error envelope (spec §7).
+//!
+//! `{"error": {"code": "...", "message": "...", "details": [{"field", "message"}]}}`, with
+//! `details` only when there are some. Handlers return [`ApiError`]; use-case errors convert
+//! into it with `?`; responses that actix builds itself are rewritten into it by the envelope
+//! middleware through [`ApiError::from_status`]. Causes of 5xx errors are kept as `source` for
+//! the log line and never reach a body: a client sees only a code and a fixed message.
+
+use std::borrow::Cow;
+use std::error::Error as StdError;
+
+use actix_web::error::JsonPayloadError;
+use actix_web::http::StatusCode;
+use actix_web::http::header::{self, ContentType};
+use actix_web::{HttpResponse, ResponseError};
+use serde::Serialize;
+use shop_domain::access::AccessDenied;
+use shop_ports::usecase::{AuthError, CatalogueError};
+use shop_ports::{BoxError, StoreError};
+
+/// The largest request body any endpoint reads (JSON or raw), app-wide.
+pub const MAX_BODY_BYTES: usize = 64 * 1024;
+
+/// The one message of every 401, whatever its cause, so that the answer is no oracle.
+pub const UNAUTHORIZED_MESSAGE: &str = "Missing or invalid API key.";
+const INTERNAL_MESSAGE: &str = "An unexpected error occurred.";
+
+/// One problem with one input field (a query parameter, later a body field).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct FieldIssue {
+    pub field: String,
+    pub message: String,
+}
+
+impl FieldIssue {
+    pub fn new(field: impl Into<String>, message: impl Into<String>) -> Self {
+        Self {
+            field: field.into(),
+            message: message.into(),
+        }
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum ApiError {
+    /// Missing, malformed, unknown, revoked or expired key (one answer for all).
+    #[error("missing or invalid API key")]
+    Unauthorized,
+    /// The key is valid but the shop's plan, its subscription or the key's scopes refuse.
+    #[error(transparent)]
+    Forbidden(#[from] AccessDenied),
+    /// Invalid query parameters or body fields; `details` names each one.
+    #[error("invalid request: {message}")]
+    Validation {
+        message: &'static str,
+        details: Vec<FieldIssue>,
+    },
+    /// A body that is not JSON at all (as opposed to JSON with invalid fields).
+    #[error("malformed JSON body")]
+    InvalidJson,
+    /// Unknown resource, another shop's resource, or unknown route; the text is public.
+    #[error("not found: {0}")]
+    NotFound(&'static str),
+    /// The `Allow` header is set by the envelope middleware from actix's own 405 response.
+    #[error("method not allowed")]
+    MethodNotAllowed,
+    #[error("request body too large")]
+    PayloadTooLarge,
+    #[error("request URI too long")]
+    UriTooLong,
+    #[error("unsupported media type")]
+    UnsupportedMediaType,
+    /// The database could not be reached in time: 503 with `Retry-After`, the client retries.
+    #[error("service unavailable")]
+    Unavailable(#[source] StoreError),
+    /// A bug, a corrupt row or a panic: logged with its cause, answered generically.
+    #[error("internal error")]
+    Internal(#[source] BoxError),
+    /// Any other error status actix produced itself (406, 408, 431, ...).
+    #[error("HTTP error {0}")]
+    Status(StatusCode),
+}
+
+impl ApiError {
+    pub fn validation(details: Vec<FieldIssue>) -> Self {
+        Self::Validation {
+            message: "Invalid query parameters.",
+            details,
+        }
+    }
+
+    pub fn internal(cause: impl Into<BoxError>) -> Self {
+        Self::Internal(cause.into())
+    }
+
+    /// The envelope equivalent of an error response that actix built itself.
+    pub fn from_status(status: StatusCode) -> Self {
+        match status {
+            StatusCode::BAD_REQUEST => Self::Validation {
+                message: "The request is malformed.",
+                details: Vec::new(),
+            },
+            StatusCode::UNAUTHORIZED => Self::Unauthorized,
+            StatusCode::NOT_FOUND => Self::NotFound("No resource at this path."),
+            StatusCode::METHOD_NOT_ALLOWED => Self::MethodNotAllowed,
+            StatusCode::PAYLOAD_TOO_LARGE => Self::PayloadTooLarge,
+            StatusCode::URI_TOO_LONG => Self::UriTooLong,
+            StatusCode::UNSUPPORTED_MEDIA_TYPE => Self::UnsupportedMediaType,
+            other => Self::Status(other),
+        }
+    }
+
+    /// The spec's machine-readable code.
+    pub fn code(&self) -> Cow<'static, str> {
+        Cow::Borrowed(match self {
+            Self::Unauthorized => "UNAUTHORIZED",
+            Self::Forbidden(AccessDenied::FeatureNotInPlan) => "FEATURE_NOT_IN_PLAN",
+            Self::Forbidden(AccessDenied::SubscriptionInactive) => "SUBSCRIPTION_INACTIVE",
+            Self::Forbidden(AccessDenied::InsufficientScope { .. }) => "INSUFFICIENT_SCOPE",
+            Self::Validation { .. } => "VALIDATION_ERROR",
+            Self::InvalidJson => "INVALID_JSON",
+            Self::NotFound(_) => "NOT_FOUND",
+            Self::MethodNotAllowed => "METHOD_NOT_ALLOWED",
+            Self::PayloadTooLarge => "PAYLOAD_TOO_LARGE",
+            Self::UriTooLong => "URI_TOO_LONG",
+            Self::UnsupportedMediaType => "UNSUPPORTED_MEDIA_TYPE",
+            Self::Unavailable(_) => "SERVICE_UNAVAILABLE",
+            Self::Internal(_) => "INTERNAL_ERROR",
+            Self::Status(status) => return status_code_name(*status),
+        })
+    }
+
+    /// The human-readable message: fixed texts only, never a cause.
+    pub fn public_message(&self) -> Cow<'static, str> {
+        Cow::Borrowed(match self {
+            Self::Unauthorized => UNAUTHORIZED_MESSAGE,
+            Self::Forbidden(AccessDenied::FeatureNotInPlan) => {
+                "The shop's plan does not include the public API (feature publicApi)."
+            }
+            Self::Forbidden(AccessDenied::SubscriptionInactive) => {
+                "The shop's subscription is expired or cancelled."
+            }
+            Self::Forbidden(AccessDenied::InsufficientScope { required }) => {
+                return Cow::Owned(format!("This API key lacks the scope {required}."));
+            }
+            Self::Validation { message, .. } => message,
+            Self::InvalidJson => "The request body is not valid JSON.",
+            Self::NotFound(message) => message,
+            Self::MethodNotAllowed => "This method is not allowed on this resource.",
+            Self::PayloadTooLarge => "The request body is larger than 64 KiB.",
+            Self::UriTooLong => "The request URI is too long.",
+            Self::UnsupportedMediaType => "The request body must be application/json.",
+            Self::Unavailable(_) => "The service is temporarily unavailable; retry shortly.",
+            Self::Internal(_) => INTERNAL_MESSAGE,
+            Self::Status(status) if status.is_server_error() => INTERNAL_MESSAGE,
+            Self::Status(status) => status.canonical_reason().unwrap_or("Request refused."),
+        })
+    }
+
+    fn details(&self) -> &[FieldIssue] {
+        match self {
+            Self::Validation { details, .. } => details,
+            _ => &[],
+        }
+    }
+
+    /// The serialized envelope. Serializing these plain structs cannot fail; the fallback only
+    /// keeps this function total.
+    pub fn envelope(&self) -> Vec<u8> {
+        let code = self.code();
+        let message = self.public_message();
+        let envelope = Envelope {
+            error: ErrorBody {
+                code: &code,
+                message: &message,
+                details: self.details(),
+            },
+        };
+        serde_json::to_vec(&envelope).unwrap_or_else(|_| {
+            br#"{"error":{"code":"INTERNAL_ERROR","message":"An unexpected error occurred."}}"#
+                .to_vec()
+        })
+    }
+}
+
+/// `"NOT_ACCEPTABLE"` for 406 and so on; 5xx other than 503 are all `INTERNAL_ERROR`.
+fn status_code_name(status: StatusCode) -> Cow<'static, str> {
+    match status {
+        StatusCode::TOO_MANY_REQUESTS => Cow::Borrowed("RATE_LIMITED"),
+        StatusCode::SERVICE_UNAVAILABLE => Cow::Borrowed("SERVICE_UNAVAILABLE"),
+        s if s.is_server_error() => Cow::Borrowed("INTERNAL_ERROR"),
+        s => Cow::Owned(
+            s.canonical_reason()
+                .unwrap_or("ERROR")
+                .to_ascii_uppercase()
+                .replace(['-', ' '], "_"),
+        ),
+    }
+}
+
+#[derive(Serialize)]
+struct Envelope<'a> {
+    error: ErrorBody<'a>,
+}
+
+#[derive(Serialize)]
+struct ErrorBody<'a> {
+    code: &'a str,
+    message: &'a str,
+    #[serde(skip_serializing_if = "<[FieldIssue]>::is_empty")]
+    details: &'a [FieldIssue],
+}
+
+impl ResponseError for ApiError {
+    fn status_code(&self) -> StatusCode {
+        match self {
+            Self::Unauthorized => StatusCode::UNAUTHORIZED,
+            Self::Forbidden(_) => StatusCode::FORBIDDEN,
+            Self::Validation { .. } | Self::InvalidJson => StatusCode::BAD_REQUEST,
+            Self::NotFound(_) => StatusCode::NOT_FOUND,
+            Self::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
+            Self::PayloadTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
+            Self::UriTooLong => StatusCode::URI_TOO_LONG,
+            Self::UnsupportedMediaType => StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            Self::Unavailable(_) => StatusCode::SERVICE_UNAVAILABLE,
+            Self::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
+            Self::Status(status) => *status,
+        }
+    }
+
+    fn error_response(&self) -> HttpResponse {
+        let mut response = HttpResponse::build(self.status_code());
+        response.insert_header(ContentType::json());
+        match self {
+            Self::Unauthorized => {
+                response.insert_header((header::WWW_AUTHENTICATE, "Bearer"));
+            }
+            Self::Unavailable(_) => {
+                response.insert_header((header::RETRY_AFTER, "1"));
+            }
+            _ => {}
+        }
+        response.body(self.envelope())
+    }
+}
+
+impl From<StoreError> for ApiError {
+    fn from(error: StoreError) -> Self {
+        match error {
+            StoreError::Unavailable(_) => Self::Unavailable(error),
+            StoreError::Conflict { .. } | StoreError::Failure(_) => Self::internal(error),
+        }
+    }
+}
+
+impl From<AuthError> for ApiError {
+    fn from(error: AuthError) -> Self {
+        match error {
+            AuthError::Unauthorized => Self::Unauthorized,
+            AuthError::Denied(denied) => Self::Forbidden(denied),
+            AuthError::Store(store) => store.into(),
+            AuthError::Hashing(hashing) => Self::internal(hashing),
+        }
+    }
+}
+
+impl From<CatalogueError> for ApiError {
+    fn from(error: CatalogueError) -> Self {
+        match error {
+            CatalogueError::NotFound => Self::NotFound("No product has this id."),
+            CatalogueError::Store(store) => store.into(),
+        }
+    }
+}
+
+/// Body errors of `web::Json` (for the write endpoints): size, media type, syntax, fields.
+impl From<JsonPayloadError> for ApiError {
+    fn from(error: JsonPayloadError) -> Self {
+        match error {
+            JsonPayloadError::Overflow { .. } | JsonPayloadError::OverflowKnownLength { .. } => {
+                Self::PayloadTooLarge
+            }
+            JsonPayloadError::ContentType => Self::UnsupportedMediaType,
+            JsonPayloadError::Deserialize(cause) if cause.is_data() => Self::Validation {
+                message: "The request body is invalid.",
+                details: vec![FieldIssue::new("body", data_error_message(&cause))],
+            },
+            JsonPayloadError::Deserialize(_) => Self::InvalidJson,
+            other if other.status_code().is_server_error() => Self::internal(other.to_string()),
+            other => Self::from_status(other.status_code()),
+        }
+    }
+}
+
+/// serde's data errors read "missing field `x` at line 1 column 2": the position means nothing
+/// to a client once the body is parsed, and the rest names the field without leaking internals.
+fn data_error_message(cause: &serde_json::Error) -> String {
+    let text = cause.to_string();
+    match text.rsplit_once(" at line ") {
+        Some((message, _)) => message.to_owned(),
+        None => text,
+    }
+}
+
+/// `Display` of an error and all its sources, for log lines.
+pub fn error_chain(error: &dyn StdError) -> String {
+    let mut text = error.to_string();
+    let mut source = error.source();
+    while let Some(cause) = source {
+        text.push_str(": ");
+        text.push_str(&cause.to_string());
+        source = cause.source();
+    }
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use shop_domain::scope::Scope;
+
+    use super::*;
+
+    fn json(error: &ApiError) -> serde_json::Value {
+        serde_json::from_slice(&error.envelope()).unwrap_or_default()
+    }
+
+    #[test]
+    fn details_appear_only_when_there_are_some() {
+        let without = json(&ApiError::NotFound("x"));
+        assert!(without["error"].get("details").is_none());
+        let with = json(&ApiError::validation(vec![FieldIssue::new("limit", "bad")]));
+        assert_eq!(
+            with["error"]["details"],
+            serde_json::json!([{"field": "limit", "message": "bad"}])
+        );
+    }
+
+    #[test]
+    fn scope_denials_name_the_scope() {
+        let error = ApiError::Forbidden(AccessDenied::InsufficientScope {
+            required: Scope::OrdersRead,
+        });
+        assert_eq!(error.code(), "INSUFFICIENT_SCOPE");
+        assert!(error.public_message().contains("orders:read"));
+    }
+
+    #[test]
+    fn statuses_without_a_variant_get_a_derived_code() {
+        assert_eq!(
+            ApiError::from_status(StatusCode::NOT_ACCEPTABLE).code(),
+            "NOT_ACCEPTABLE"
+        );
+        assert_eq!(
+            ApiError::from_status(StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE).code(),
+            "REQUEST_HEADER_FIELDS_TOO_LARGE"
+        );
+        assert_eq!(
+            ApiError::from_status(StatusCode::TOO_MANY_REQUESTS).code(),
+            "RATE_LIMITED"
+        );
+        let gateway = ApiError::from_status(StatusCode::BAD_GATEWAY);
+        assert_eq!(gateway.code(), "INTERNAL_ERROR");
+        assert_eq!(gateway.public_message(), INTERNAL_MESSAGE);
+    }
+
+    #[test]
+    fn store_failures_keep_their_cause_out_of_the_body() {
+        let error = ApiError::from(StoreError::failure("SELECT secret FROM keys failed"));
+        let body = String::from_utf8(error.envelope()).unwrap_or_default();
+        assert!(!body.contains("SELECT"), "{body}");
+        assert!(error_chain(&error).contains("SELECT secret"));
+    }
+
+    #[test]
+    fn json_body_errors_distinguish_syntax_from_fields() {
+        let syntax = serde_json::from_str::<serde_json::Value>("{").err();
+        let data = serde_json::from_str::<Vec<u8>>(r#"{"a":1}"#).err();
+        let (Some(syntax), Some(data)) = (syntax, data) else {
+            panic!("both inputs must fail to parse");
+        };
+        assert_eq!(
+            ApiError::from(JsonPayloadError::Deserialize(syntax)).code(),
+            "INVALID_JSON"
+        );
+        let invalid = ApiError::from(JsonPayloadError::Deserialize(data));
+        assert_eq!(invalid.code(), "VALIDATION_ERROR");
+        assert!(!invalid.details()[0].message.contains("line"));
+    }
+}

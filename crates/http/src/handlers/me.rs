@@ -1,0 +1,19 @@
+//! `GET /api/v1/me`: which shop and key the caller is (no scope required).
+
+use actix_web::{HttpRequest, HttpResponse, web};
+use shop_domain::scope::Operation;
+
+use crate::ApiState;
+use crate::auth::authenticate;
+use crate::dto::me::MeDto;
+use crate::error::ApiError;
+use crate::query::expect_none;
+
+pub async fn show(
+    request: HttpRequest,
+    state: web::Data<ApiState>,
+) -> Result<HttpResponse, ApiError> {
+    let principal = authenticate(&request, &state, Operation::Me).await?;
+    expect_none(request.query_string())?;
+    Ok(HttpResponse::Ok().json(MeDto::from(&principal)))
+}

@@ -1,0 +1,6 @@
+//! One async function per endpoint. Each follows the contract's order: authenticate for its
+//! operation, parse the query, call the use case, convert to a DTO.
+
+pub mod fallback;
+pub mod me;
+pub mod products;

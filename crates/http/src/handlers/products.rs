@@ -1,0 +1,89 @@
+//! `GET /api/v1/products` and `GET /api/v1/products/{id}`.
+
+use actix_web::{HttpRequest, HttpResponse, web};
+use shop_domain::Timestamp;
+use shop_domain::catalogue::{ActiveFilter, ProductListQuery, product_cursor_position};
+use shop_domain::id::{BrandId, CategoryId};
+use shop_domain::pagination::PageLimit;
+use shop_domain::scope::Operation;
+use shop_domain::text::SearchTerm;
+
+use crate::ApiState;
+use crate::auth::authenticate;
+use crate::dto::page::{DataDto, ListDto};
+use crate::dto::product::ProductDto;
+use crate::error::ApiError;
+use crate::query::{QueryParams, expect_none};
+
+const LIST_PARAMETERS: &[&str] = &[
+    "cursor",
+    "limit",
+    "q",
+    "category",
+    "brand",
+    "productType",
+    "active",
+    "updatedSince",
+];
+
+pub async fn list(
+    request: HttpRequest,
+    state: web::Data<ApiState>,
+) -> Result<HttpResponse, ApiError> {
+    let principal = authenticate(&request, &state, Operation::ListProducts).await?;
+    let query = list_query(request.query_string())?;
+    let page = state.catalogue.list(&principal.shop.id, &query).await?;
+    Ok(
+        HttpResponse::Ok().json(ListDto::from_page(&page, |listing| {
+            ProductDto::from(listing)
+        })),
+    )
+}
+
+pub async fn show(
+    request: HttpRequest,
+    state: web::Data<ApiState>,
+) -> Result<HttpResponse, ApiError> {
+    let principal = authenticate(&request, &state, Operation::GetProduct).await?;
+    expect_none(request.query_string())?;
+    // The route pattern guarantees the segment; an impossible id is simply not found.
+    let id = request.match_info().get("id").unwrap_or_default();
+    let listing = state.catalogue.get(&principal.shop.id, id).await?;
+    Ok(HttpResponse::Ok().json(DataDto::new(ProductDto::from(&listing))))
+}
+
+/// The list's parameters as a domain query; every invalid parameter is reported at once.
+fn list_query(raw: &str) -> Result<ProductListQuery, ApiError> {
+    let mut params = QueryParams::parse(raw, LIST_PARAMETERS)?;
+    let after = params.get("cursor", product_cursor_position);
+    let limit = params.get("limit", PageLimit::parse);
+    let search = params.get("q", SearchTerm::parse).flatten();
+    let category = params.get("category", |text| CategoryId::parse(text));
+    let brand = params.get("brand", |text| BrandId::parse(text));
+    let product_type = params.get("productType", non_blank);
+    let active = params.get("active", str::parse::<ActiveFilter>);
+    let updated_since = params.get("updatedSince", Timestamp::parse_rfc3339);
+    params.finish()?;
+    Ok(ProductListQuery {
+        search,
+        category,
+        brand,
+        product_type,
+        active: active.unwrap_or_default(),
+        updated_since,
+        after,
+        limit: limit.unwrap_or(PageLimit::PRODUCTS_DEFAULT),
+    })
+}
+
+#[derive(Debug, thiserror::Error)]
+#[error("must not be empty")]
+struct Blank;
+
+fn non_blank(text: &str) -> Result<String, Blank> {
+    if text.trim().is_empty() {
+        Err(Blank)
+    } else {
+        Ok(text.to_owned())
+    }
+}

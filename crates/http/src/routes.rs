@@ -1,0 +1,45 @@
+//! Every route of API v1, in one place. A read endpoint is one `read(...)` line: it answers
+//! GET and HEAD, catches a panicking handler, and any other method gets actix's 405 (with
+//! `Allow`), which the envelope middleware turns into the JSON envelope.
+
+use actix_web::body::MessageBody;
+use actix_web::dev::{ServiceFactory, ServiceRequest, ServiceResponse};
+use actix_web::middleware::from_fn;
+use actix_web::{Error, FromRequest, Handler, Resource, Responder, web};
+
+use crate::handlers::{me, products};
+use crate::middleware::catch_panic::catch_panic;
+
+pub fn configure(config: &mut web::ServiceConfig) {
+    config.service(
+        web::scope("/api/v1")
+            .service(read("/me", me::show))
+            .service(read("/products", products::list))
+            .service(read("/products/{id}", products::show)),
+    );
+}
+
+/// A resource answering GET and HEAD with `handler`. actix-http drops the body of HEAD
+/// responses itself and keeps the GET headers (including `Content-Length`).
+fn read<F, Args>(
+    path: &str,
+    handler: F,
+) -> Resource<
+    impl ServiceFactory<
+        ServiceRequest,
+        Config = (),
+        Response = ServiceResponse<impl MessageBody>,
+        Error = Error,
+        InitError = (),
+    >,
+>
+where
+    F: Handler<Args>,
+    Args: FromRequest + 'static,
+    F::Output: Responder + 'static,
+{
+    web::resource(path)
+        .route(web::get().to(handler.clone()))
+        .route(web::head().to(handler))
+        .wrap(from_fn(catch_panic))
+}

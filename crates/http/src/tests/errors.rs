@@ -1,0 +1,115 @@
+use actix_web::http::StatusCode;
+use actix_web::http::header;
+use actix_web::test::TestRequest;
+use shop_ports::StoreError;
+use shop_ports::port::MockCatalogueRepository;
+
+use super::{CapturedLogs, TestApi, get, key};
+
+#[actix_web::test]
+async fn an_unknown_route_is_an_enveloped_404() {
+    for uri in [
+        "/",
+        "/api/v1/nothing",
+        "/api/v2/products",
+        "/api/v1/products/a/b",
+    ] {
+        let reply = TestApi::new().send(get(uri)).await;
+        reply.error(StatusCode::NOT_FOUND, "NOT_FOUND");
+    }
+}
+
+#[actix_web::test]
+async fn a_wrong_method_is_an_enveloped_405_with_allow() {
+    for uri in ["/api/v1/products", "/api/v1/products/p1", "/api/v1/me"] {
+        let request = TestRequest::delete().uri(uri);
+        let reply = TestApi::new().send(request).await;
+        reply.error(StatusCode::METHOD_NOT_ALLOWED, "METHOD_NOT_ALLOWED");
+        assert_eq!(reply.header("allow"), Some("GET, HEAD"), "{uri}");
+    }
+}
+
+#[actix_web::test]
+async fn a_panicking_handler_is_an_enveloped_500() {
+    let mut repository = MockCatalogueRepository::new();
+    repository
+        .expect_list_products()
+        .returning(|_, _| panic!("index out of bounds in a handler"));
+    let reply = TestApi::new()
+        .repository(repository)
+        .send(get("/api/v1/products"))
+        .await;
+    let error = reply.error(StatusCode::INTERNAL_SERVER_ERROR, "INTERNAL_ERROR");
+    assert_eq!(error["message"], "An unexpected error occurred.");
+    assert!(reply.header("x-request-id").is_some());
+}
+
+#[actix_web::test]
+async fn an_oversized_body_is_an_enveloped_413() {
+    let body = format!("\"{}\"", "x".repeat(64 * 1024));
+    let request = TestRequest::post()
+        .uri("/test/json")
+        .insert_header(header::ContentType::json())
+        .set_payload(body);
+    let reply = TestApi::new().send(request).await;
+    reply.error(StatusCode::PAYLOAD_TOO_LARGE, "PAYLOAD_TOO_LARGE");
+}
+
+#[actix_web::test]
+async fn a_malformed_json_body_is_invalid_json() {
+    let request = TestRequest::post()
+        .uri("/test/json")
+        .insert_header(header::ContentType::json())
+        .set_payload("{\"a\":");
+    let reply = TestApi::new().send(request).await;
+    reply.error(StatusCode::BAD_REQUEST, "INVALID_JSON");
+    let accepted = TestRequest::post()
+        .uri("/test/json")
+        .insert_header(header::ContentType::json())
+        .set_payload("{\"a\":1}");
+    assert_eq!(TestApi::new().send(accepted).await.status, StatusCode::OK);
+}
+
+#[actix_web::test]
+async fn an_overlong_uri_is_an_enveloped_414() {
+    let uri = format!("/api/v1/products?q={}", "x".repeat(9_000));
+    let reply = TestApi::new().send(get(&uri)).await;
+    reply.error(StatusCode::URI_TOO_LONG, "URI_TOO_LONG");
+}
+
+#[actix_web::test]
+async fn every_response_carries_a_request_id() {
+    for request in [
+        get("/api/v1/me"),
+        TestRequest::get().uri("/api/v1/me"),
+        get("/nope"),
+    ] {
+        let reply = TestApi::new().send(request).await;
+        let id = reply.header("x-request-id").unwrap();
+        assert_eq!(id.len(), 36, "{id}");
+    }
+}
+
+#[actix_web::test]
+async fn a_500_is_logged_with_its_request_id_and_cause_but_never_the_key() {
+    let (logs, _guard) = CapturedLogs::start();
+    let mut repository = MockCatalogueRepository::new();
+    repository
+        .expect_list_products()
+        .returning(|_, _| Err(StoreError::failure("disk I/O error")));
+    let reply = TestApi::new()
+        .repository(repository)
+        .send(get("/api/v1/products"))
+        .await;
+    assert_eq!(reply.status, StatusCode::INTERNAL_SERVER_ERROR);
+    let request_id = reply.header("x-request-id").unwrap();
+    let text = logs.text();
+    let line = text
+        .lines()
+        .find(|line| line.contains("request failed"))
+        .unwrap_or_else(|| panic!("no failure line in {text}"));
+    assert!(line.contains(&format!("request_id={request_id}")), "{line}");
+    assert!(line.contains("database failure: disk I/O error"), "{line}");
+    assert!(!text.contains(&key()), "the key was logged: {text}");
+    assert!(!text.contains(&super::secret()), "the secret was logged");
+}

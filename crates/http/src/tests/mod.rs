@@ -1,0 +1,304 @@
+//! Tests of the whole App (routes, middleware, error mapping) with mocked ports, through
+//! `actix_web::test`, plus one test of `serve` on a real socket.
+
+mod auth;
+mod errors;
+mod me;
+mod products;
+mod server;
+
+use std::sync::{Arc, Mutex};
+
+use actix_web::http::StatusCode;
+use actix_web::http::header::{self, HeaderMap};
+use actix_web::test::{self, TestRequest};
+use actix_web::web::{self, Bytes};
+use actix_web::{HttpResponse, Responder};
+use serde_json::Value;
+use shop_domain::Timestamp;
+use shop_domain::api_key::{ApiKey, KeyPrefix};
+use shop_domain::catalogue::{BrandRef, CategoryRef, Product, Variant};
+use shop_domain::color::HexColor;
+use shop_domain::id::{BrandId, CategoryId, ProductId, ShopId, VariantId};
+use shop_domain::money::Cents;
+use shop_domain::scope::ScopeSet;
+use shop_domain::shop::{Shop, ShopSlug, SubscriptionStatus};
+use shop_domain::tax_rate::TaxRate;
+use shop_ports::port::{MockApiKeyStore, MockCatalogueRepository, MockClock, MockSecretHasher};
+use shop_ports::usecase::{Authenticator, ProductCatalogue};
+
+use crate::server::app;
+use crate::{ApiState, routes};
+
+pub const PREFIX: &str = "0a1b2c3d";
+const HASH: &str = "$argon2id$test-hash";
+
+pub fn secret() -> String {
+    "ab".repeat(32)
+}
+
+/// The one key the mocked store and hasher accept.
+pub fn key() -> String {
+    format!("svc_live_{PREFIX}_{}", secret())
+}
+
+pub fn shop() -> Shop {
+    Shop {
+        id: ShopId::parse("shop_1").unwrap(),
+        slug: ShopSlug::parse("la-boutique").unwrap(),
+        name: "La Boutique".into(),
+        public_api_in_plan: true,
+        subscription: SubscriptionStatus::Active,
+    }
+}
+
+fn stored_key(scopes: &str) -> ApiKey {
+    ApiKey {
+        prefix: KeyPrefix::parse(PREFIX).unwrap(),
+        shop_id: shop().id,
+        label: "ERP sync".into(),
+        scopes: ScopeSet::parse_list(scopes).unwrap(),
+        secret_hash: HASH.into(),
+        created_at: Timestamp::from_millis(0),
+        expires_at: None,
+        revoked_at: None,
+    }
+}
+
+/// A key store that knows `key()` with `scopes` for `shop`.
+pub fn key_store(shop: Shop, scopes: &str) -> MockApiKeyStore {
+    let key = stored_key(scopes);
+    let mut store = MockApiKeyStore::new();
+    store
+        .expect_find_key()
+        .returning(move |prefix| Ok((*prefix == key.prefix).then(|| (key.clone(), shop.clone()))));
+    store
+}
+
+/// A hasher that verifies only `key()`'s secret against the stored hash.
+pub fn hasher() -> MockSecretHasher {
+    let mut hasher = MockSecretHasher::new();
+    hasher
+        .expect_verify()
+        .returning(|presented, phc| Ok(phc == HASH && presented.expose() == secret()));
+    hasher
+}
+
+/// The App under test: its ports, then `send`.
+pub struct TestApi {
+    keys: MockApiKeyStore,
+    hasher: MockSecretHasher,
+    repository: MockCatalogueRepository,
+}
+
+impl TestApi {
+    /// An active shop whose key holds every read scope.
+    pub fn new() -> Self {
+        Self::with_key(shop(), "products:read,orders:read")
+    }
+
+    pub fn with_key(shop: Shop, scopes: &str) -> Self {
+        Self {
+            keys: key_store(shop, scopes),
+            hasher: hasher(),
+            repository: MockCatalogueRepository::new(),
+        }
+    }
+
+    pub fn keys(mut self, keys: MockApiKeyStore) -> Self {
+        self.keys = keys;
+        self
+    }
+
+    pub fn hasher(mut self, hasher: MockSecretHasher) -> Self {
+        self.hasher = hasher;
+        self
+    }
+
+    pub fn repository(mut self, repository: MockCatalogueRepository) -> Self {
+        self.repository = repository;
+        self
+    }
+
+    pub fn state(self) -> ApiState {
+        let mut clock = MockClock::new();
+        clock
+            .expect_now()
+            .return_const(Timestamp::from_millis(1_700_000_000_000));
+        ApiState {
+            authenticator: Arc::new(Authenticator::new(
+                Arc::new(self.keys),
+                Arc::new(self.hasher),
+                Arc::new(clock),
+            )),
+            catalogue: Arc::new(ProductCatalogue::new(Arc::new(self.repository))),
+        }
+    }
+
+    pub async fn send(self, request: TestRequest) -> Reply {
+        let service = test::init_service(app(self.state(), |config| {
+            routes::configure(config);
+            test_routes(config);
+        }))
+        .await;
+        let response = test::call_service(&service, request.to_request()).await;
+        Reply {
+            status: response.status(),
+            headers: response.headers().clone(),
+            body: test::read_body(response).await,
+        }
+    }
+}
+
+/// Routes that exist only in tests, to reach actix's body limits.
+fn test_routes(config: &mut web::ServiceConfig) {
+    async fn echo(body: web::Json<Value>) -> impl Responder {
+        HttpResponse::Ok().json(body.into_inner())
+    }
+    config.route("/test/json", web::post().to(echo));
+}
+
+/// A GET carrying `key()`.
+pub fn get(uri: &str) -> TestRequest {
+    TestRequest::get()
+        .uri(uri)
+        .insert_header((header::AUTHORIZATION, format!("Bearer {}", key())))
+}
+
+pub struct Reply {
+    pub status: StatusCode,
+    pub headers: HeaderMap,
+    pub body: Bytes,
+}
+
+impl Reply {
+    pub fn json(&self) -> Value {
+        serde_json::from_slice(&self.body).unwrap_or_else(|_| panic!("not JSON: {:?}", self.body))
+    }
+
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers.get(name).and_then(|value| value.to_str().ok())
+    }
+
+    /// Asserts an enveloped error with this status and code; returns `error`.
+    pub fn error(&self, status: StatusCode, code: &str) -> Value {
+        assert_eq!(self.status, status, "{:?}", self.body);
+        assert_eq!(self.header("content-type"), Some("application/json"));
+        let body = self.json();
+        assert_eq!(body["error"]["code"], code, "{body}");
+        assert!(body["error"]["message"].is_string(), "{body}");
+        body["error"].clone()
+    }
+
+    /// The `field`s of a validation error's details, in order.
+    pub fn detail_fields(&self) -> Vec<String> {
+        let error = self.error(StatusCode::BAD_REQUEST, "VALIDATION_ERROR");
+        error["details"]
+            .as_array()
+            .unwrap_or_else(|| panic!("no details: {error}"))
+            .iter()
+            .map(|issue| issue["field"].as_str().unwrap().to_owned())
+            .collect()
+    }
+}
+
+/// A product with every optional value present.
+pub fn full_product(id: &str) -> Product {
+    Product {
+        id: ProductId::parse(id).unwrap(),
+        name: "Écharpe laine".into(),
+        product_type: "simple".into(),
+        ean: Some("3760000000017".into()),
+        sku: Some("ECH-01".into()),
+        price: Cents(2_500),
+        list_price: Cents(2_900),
+        compare_at_price: Some(Cents(3_200)),
+        promo_active: true,
+        tax_rate: TaxRate::parse("20.00").unwrap(),
+        active: true,
+        track_stock: true,
+        tags: vec!["hiver".into()],
+        photos: vec!["https://cdn.example/ech.jpg".into()],
+        category: Some(CategoryRef {
+            id: CategoryId::parse("cat_1").unwrap(),
+            name: "Accessoires".into(),
+        }),
+        brand: Some(BrandRef {
+            id: BrandId::parse("brand_1").unwrap(),
+            name: "Laines & Co".into(),
+        }),
+        variants: vec![Variant {
+            id: VariantId::parse(format!("{id}_v1")).unwrap(),
+            label: "Rouge".into(),
+            sku: Some("ECH-01-R".into()),
+            barcode: Some("3760000000024".into()),
+            swatch_color: Some(HexColor::parse("#a1b2c3").unwrap()),
+            price: Cents(2_500),
+            stock: 7,
+            low_stock_threshold: 2,
+            is_default: true,
+            active: true,
+            order: 0,
+        }],
+        created_at: Timestamp::parse_rfc3339("2026-11-21T09:30:00Z").unwrap(),
+        updated_at: Timestamp::parse_rfc3339("2026-11-22T10:00:00.123Z").unwrap(),
+    }
+}
+
+/// A product with every optional value absent.
+pub fn bare_product(id: &str) -> Product {
+    let mut product = full_product(id);
+    product.ean = None;
+    product.sku = None;
+    product.compare_at_price = None;
+    product.track_stock = false;
+    product.category = None;
+    product.brand = None;
+    product.tags = vec![];
+    product.photos = vec![];
+    for variant in &mut product.variants {
+        variant.sku = None;
+        variant.barcode = None;
+        variant.swatch_color = None;
+    }
+    product
+}
+
+/// Log lines written while the guard lives (on this thread, which runs the whole test App).
+#[derive(Clone, Default)]
+pub struct CapturedLogs(Arc<Mutex<Vec<u8>>>);
+
+impl CapturedLogs {
+    pub fn start() -> (Self, tracing::subscriber::DefaultGuard) {
+        let logs = Self::default();
+        let subscriber = tracing_subscriber::fmt()
+            .with_writer(logs.clone())
+            .with_ansi(false)
+            .with_max_level(tracing::Level::TRACE)
+            .finish();
+        (logs, tracing::subscriber::set_default(subscriber))
+    }
+
+    pub fn text(&self) -> String {
+        String::from_utf8_lossy(&self.0.lock().unwrap()).into_owned()
+    }
+}
+
+impl std::io::Write for CapturedLogs {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().unwrap().extend_from_slice(bytes);
+        Ok(bytes.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+impl<'a> tracing_subscriber::fmt::MakeWriter<'a> for CapturedLogs {
+    type Writer = Self;
+
+    fn make_writer(&'a self) -> Self::Writer {
+        self.clone()
+    }
+}
