@@ -11,14 +11,30 @@ on_both_databases!(
 
 async fn keyed(app: &TestApp) -> String {
     app.create_shop("atelier").await;
-    app.import("atelier", &products((0..3).map(|n| bare_product(&format!("p{n}"), "x")).collect())).await;
+    app.import(
+        "atelier",
+        &products(
+            (0..3)
+                .map(|n| bare_product(&format!("p{n}"), "x"))
+                .collect(),
+        ),
+    )
+    .await;
     app.create_key("atelier", "products:read").await
 }
 
 fn assert_envelope(body: &Value) {
     let error = body["error"].as_object().expect("an error object");
-    assert!(error["code"].is_string() && error["message"].is_string(), "{body}");
-    assert!(error.keys().all(|k| ["code", "message", "details"].contains(&k.as_str())), "{body}");
+    assert!(
+        error["code"].is_string() && error["message"].is_string(),
+        "{body}"
+    );
+    assert!(
+        error
+            .keys()
+            .all(|k| ["code", "message", "details"].contains(&k.as_str())),
+        "{body}"
+    );
 }
 
 async fn every_bad_parameter_is_a_validation_error_naming_it(app: TestApp) {
@@ -36,7 +52,10 @@ async fn every_bad_parameter_is_a_validation_error_naming_it(app: TestApp) {
         ("category=a%2Fb", &["category"]),
         ("sort=name", &["sort"]),
         ("limit=5&limit=6", &["limit"]),
-        ("limit=0&active=maybe&colour=red", &["limit", "active", "colour"]),
+        (
+            "limit=0&active=maybe&colour=red",
+            &["limit", "active", "colour"],
+        ),
     ];
     for (query, fields) in cases {
         let reply = app.get(&format!("/api/v1/products?{query}"), &key).await;
@@ -50,14 +69,25 @@ async fn every_bad_parameter_is_a_validation_error_naming_it(app: TestApp) {
         assert_eq!(named, expected, "{query}: {}", reply.text);
     }
     for limit in ["1", "100"] {
-        let reply = app.get(&format!("/api/v1/products?limit={limit}"), &key).await;
+        let reply = app
+            .get(&format!("/api/v1/products?limit={limit}"), &key)
+            .await;
         assert_eq!(reply.status, 200, "limit={limit}");
-        assert_eq!(reply.json()["pageInfo"]["limit"], limit.parse::<i64>().unwrap());
+        assert_eq!(
+            reply.json()["pageInfo"]["limit"],
+            limit.parse::<i64>().unwrap()
+        );
     }
     let reply = app.get("/api/v1/products/p1?verbose=1", &key).await;
-    assert_eq!((reply.status, reply.detail_fields()), (400, vec!["verbose".to_owned()]));
+    assert_eq!(
+        (reply.status, reply.detail_fields()),
+        (400, vec!["verbose".to_owned()])
+    );
     let reply = app.get("/api/v1/me?x=1", &key).await;
-    assert_eq!((reply.status, reply.detail_fields()), (400, vec!["x".to_owned()]));
+    assert_eq!(
+        (reply.status, reply.detail_fields()),
+        (400, vec!["x".to_owned()])
+    );
 }
 
 async fn garbled_and_tampered_cursors_are_refused(app: TestApp) {
@@ -69,28 +99,54 @@ async fn garbled_and_tampered_cursors_are_refused(app: TestApp) {
     tampered[last] = if tampered[last] == b'A' { b'B' } else { b'A' };
     let tampered = String::from_utf8(tampered).unwrap();
     for bad in ["garbage", "", "%00", &cursor[..cursor.len() - 4], &tampered] {
-        let reply = app.get(&format!("/api/v1/products?limit=1&cursor={bad}"), &key).await;
+        let reply = app
+            .get(&format!("/api/v1/products?limit=1&cursor={bad}"), &key)
+            .await;
         assert_eq!(reply.status, 400, "{bad}: {}", reply.text);
         assert_eq!(reply.detail_fields(), ["cursor"], "{bad}");
     }
-    assert_eq!(app.get(&format!("/api/v1/products?limit=1&cursor={cursor}"), &key).await.status, 200);
+    assert_eq!(
+        app.get(&format!("/api/v1/products?limit=1&cursor={cursor}"), &key)
+            .await
+            .status,
+        200
+    );
 }
 
 async fn unknown_routes_and_methods_answer_in_the_envelope(app: TestApp) {
     let key = keyed(&app).await;
     let unknown = app.get("/api/v1/nothing-here", &key).await;
-    assert_eq!((unknown.status, unknown.error_code().as_str()), (404, "NOT_FOUND"));
+    assert_eq!(
+        (unknown.status, unknown.error_code().as_str()),
+        (404, "NOT_FOUND")
+    );
     assert_envelope(&unknown.json());
     let root = app.send(app.client().get(app.url("/"))).await;
     assert_eq!(root.status, 404);
     assert_envelope(&root.json());
 
-    let wrong_method = app.send(app.client().delete(app.url("/api/v1/products")).bearer_auth(&key)).await;
+    let wrong_method = app
+        .send(
+            app.client()
+                .delete(app.url("/api/v1/products"))
+                .bearer_auth(&key),
+        )
+        .await;
     assert_eq!(wrong_method.status, 405, "{}", wrong_method.text);
     assert_envelope(&wrong_method.json());
-    assert!(wrong_method.header("allow").is_some_and(|allow| allow.contains("GET")));
+    assert!(
+        wrong_method
+            .header("allow")
+            .is_some_and(|allow| allow.contains("GET"))
+    );
 
-    let head = app.send(app.client().head(app.url("/api/v1/products")).bearer_auth(&key)).await;
+    let head = app
+        .send(
+            app.client()
+                .head(app.url("/api/v1/products"))
+                .bearer_auth(&key),
+        )
+        .await;
     assert_eq!(head.status, 200);
     assert!(head.text.is_empty());
 }

@@ -1,6 +1,9 @@
 //! The black-box suite: every test starts the real server on a fresh database and talks HTTP
 //! to it, on SQLite and (when `TEST_DATABASE_URL` is set) on PostgreSQL.
 
+// Scenarios are plain async fns called by generated #[test]s: unwrap is their assertion.
+#![expect(clippy::unwrap_used, reason = "a failed unwrap is a failed test")]
+
 mod support;
 
 mod auth;

@@ -16,12 +16,19 @@ async fn me_describes_the_shop_and_the_key(app: TestApp) {
             "apiKey": {"label": "atelier test key", "scopes": ["products:read", "stock:write"]}
         })
     );
-    assert!(reply.header("content-type").is_some_and(|t| t.starts_with("application/json")));
+    assert!(
+        reply
+            .header("content-type")
+            .is_some_and(|t| t.starts_with("application/json"))
+    );
 }
 
 async fn me_needs_no_scope(app: TestApp) {
     app.create_shop("atelier").await;
     let key = app.create_key("atelier", "loyalty:read").await;
     assert_eq!(app.get("/api/v1/me", &key).await.status, 200);
-    assert_eq!(app.get("/api/v1/products", &key).await.error_code(), "INSUFFICIENT_SCOPE");
+    assert_eq!(
+        app.get("/api/v1/products", &key).await.error_code(),
+        "INSUFFICIENT_SCOPE"
+    );
 }

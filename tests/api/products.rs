@@ -21,7 +21,12 @@ async fn seeded(app: &TestApp, data: Value) -> String {
 }
 
 fn ids(page: &Value) -> Vec<String> {
-    page["data"].as_array().unwrap().iter().map(|p| p["id"].as_str().unwrap().to_owned()).collect()
+    page["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["id"].as_str().unwrap().to_owned())
+        .collect()
 }
 
 async fn product_fields_have_their_exact_names_and_types(app: TestApp) {
@@ -63,32 +68,54 @@ async fn product_fields_have_their_exact_names_and_types(app: TestApp) {
 
     let list = app.get("/api/v1/products", &key).await.json();
     let listed = &list["data"][0];
-    assert_eq!(listed["variants"].as_array().unwrap().len(), 1, "the list hides inactive variants");
+    assert_eq!(
+        listed["variants"].as_array().unwrap().len(),
+        1,
+        "the list hides inactive variants"
+    );
     assert_eq!(listed["stockQuantity"], 10, "but their stock still counts");
-    assert_eq!(list["pageInfo"], json!({"hasMore": false, "nextCursor": null, "limit": 20}));
+    assert_eq!(
+        list["pageInfo"],
+        json!({"hasMore": false, "nextCursor": null, "limit": 20})
+    );
 }
 
 async fn absent_values_are_null_never_missing(app: TestApp) {
     let key = seeded(&app, products(vec![bare_product("prod_bare", "Savon")])).await;
     let product = app.get("/api/v1/products/prod_bare", &key).await.json()["data"].clone();
-    for field in ["ean", "sku", "compareAtPriceCents", "stockQuantity", "category", "brand"] {
+    for field in [
+        "ean",
+        "sku",
+        "compareAtPriceCents",
+        "stockQuantity",
+        "category",
+        "brand",
+    ] {
         assert_eq!(product.get(field), Some(&Value::Null), "{field}");
     }
     for field in ["sku", "barcode", "swatchColor"] {
-        assert_eq!(product["variants"][0].get(field), Some(&Value::Null), "variant {field}");
+        assert_eq!(
+            product["variants"][0].get(field),
+            Some(&Value::Null),
+            "variant {field}"
+        );
     }
     assert_eq!(product["taxRate"], "5.50");
     assert_eq!(product["tags"], json!([]));
     assert_eq!(product["listPriceCents"], 990);
     let created = product["createdAt"].as_str().unwrap();
     assert_eq!(created.len(), "2026-11-21T09:30:00.000Z".len(), "{created}");
-    assert!(created.ends_with('Z') && created.as_bytes()[19] == b'.', "{created}");
+    assert!(
+        created.ends_with('Z') && created.as_bytes()[19] == b'.',
+        "{created}"
+    );
 }
 
 async fn another_shops_product_is_not_found_like_an_unknown_one(app: TestApp) {
     let key_a = seeded(&app, products(vec![bare_product("prod_a", "A")])).await;
     app.create_shop("voisin").await;
-    app.import("voisin", &products(vec![bare_product("prod_b", "B")])).await;
+    app.import("voisin", &products(vec![bare_product("prod_b", "B")]))
+        .await;
     let key_b = app.create_key("voisin", "products:read").await;
 
     let foreign = app.get("/api/v1/products/prod_b", &key_a).await;
@@ -96,8 +123,14 @@ async fn another_shops_product_is_not_found_like_an_unknown_one(app: TestApp) {
     assert_eq!(foreign.status, 404);
     assert_eq!(foreign.text, unknown.text.replace("prod_zzz", "prod_b"));
     assert_eq!(foreign.error_code(), "NOT_FOUND");
-    assert_eq!(ids(&app.get("/api/v1/products?active=all", &key_a).await.json()), ["prod_a"]);
-    assert_eq!(ids(&app.get("/api/v1/products?active=all", &key_b).await.json()), ["prod_b"]);
+    assert_eq!(
+        ids(&app.get("/api/v1/products?active=all", &key_a).await.json()),
+        ["prod_a"]
+    );
+    assert_eq!(
+        ids(&app.get("/api/v1/products?active=all", &key_b).await.json()),
+        ["prod_b"]
+    );
     assert_eq!(app.get("/api/v1/products/prod_b", &key_b).await.status, 200);
 }
 
@@ -133,19 +166,23 @@ async fn every_filter_selects_what_it_says(app: TestApp) {
 async fn search_is_case_insensitive_and_literal(app: TestApp) {
     let mut teapot = full_product("p_teapot");
     teapot["name"] = json!("Théière 100% fonte");
-    let key = seeded(&app, products(vec![teapot, bare_product("p_soap", "Savon d'Alep")])).await;
+    let key = seeded(
+        &app,
+        products(vec![teapot, bare_product("p_soap", "Savon d'Alep")]),
+    )
+    .await;
     let cases = [
         ("q=TH%C3%89I%C3%88RE", vec!["p_teapot"]), // "THÉIÈRE": case folding beyond ASCII
         ("q=100%25", vec!["p_teapot"]),            // a literal %
         ("q=%25", vec!["p_teapot"]),
-        ("q=_", vec![]),                            // a literal _, not "any character"
-        ("q=3760000000017", vec!["p_teapot"]),      // EAN
-        ("q=the-01", vec!["p_teapot"]),             // product SKU
-        ("q=the-01-r", vec!["p_teapot"]),           // SKU of an inactive variant
-        ("q=3760000000024", vec!["p_teapot"]),      // variant barcode
+        ("q=_", vec![]),                       // a literal _, not "any character"
+        ("q=3760000000017", vec!["p_teapot"]), // EAN
+        ("q=the-01", vec!["p_teapot"]),        // product SKU
+        ("q=the-01-r", vec!["p_teapot"]),      // SKU of an inactive variant
+        ("q=3760000000024", vec!["p_teapot"]), // variant barcode
         ("q=savon+d'alep", vec!["p_soap"]),
         ("q=introuvable", vec![]),
-        ("q=", vec!["p_soap", "p_teapot"]),        // blank: no search
+        ("q=", vec!["p_soap", "p_teapot"]), // blank: no search
     ];
     for (query, expected) in cases {
         let reply = app.get(&format!("/api/v1/products?{query}"), &key).await;
@@ -160,7 +197,12 @@ async fn active_filter_and_variant_visibility(app: TestApp) {
     let key = seeded(&app, products(vec![full_product("p_new"), archived])).await;
 
     let variants_of = |page: &Value| -> Vec<usize> {
-        page["data"].as_array().unwrap().iter().map(|p| p["variants"].as_array().unwrap().len()).collect()
+        page["data"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| p["variants"].as_array().unwrap().len())
+            .collect()
     };
     let default = app.get("/api/v1/products", &key).await.json();
     assert_eq!(ids(&default), ["p_new"]);
@@ -174,7 +216,11 @@ async fn active_filter_and_variant_visibility(app: TestApp) {
     assert_eq!(ids(&all), ["p_new", "p_old"]);
     assert_eq!(variants_of(&all), [2, 2]);
     let one = app.get("/api/v1/products/p_old", &key).await.json();
-    assert_eq!(one["data"]["variants"].as_array().unwrap().len(), 2, "detail shows inactive variants");
+    assert_eq!(
+        one["data"]["variants"].as_array().unwrap().len(),
+        2,
+        "detail shows inactive variants"
+    );
 }
 
 async fn updated_since_is_inclusive(app: TestApp) {
@@ -190,7 +236,9 @@ async fn updated_since_is_inclusive(app: TestApp) {
         ("2026-03-02T00:00:00.501Z", vec![]),
     ];
     for (since, expected) in cases {
-        let reply = app.get(&format!("/api/v1/products?updatedSince={since}"), &key).await;
+        let reply = app
+            .get(&format!("/api/v1/products?updatedSince={since}"), &key)
+            .await;
         assert_eq!(reply.status, 200, "{since}: {}", reply.text);
         assert_eq!(ids(&reply.json()), expected, "{since}");
     }
@@ -202,7 +250,10 @@ async fn reimporting_the_same_file_changes_nothing(app: TestApp) {
     let before = app.get("/api/v1/products?active=all", &key).await.text;
     tokio::time::sleep(std::time::Duration::from_millis(20)).await;
     app.import("atelier", &data).await;
-    assert_eq!(app.get("/api/v1/products?active=all", &key).await.text, before);
+    assert_eq!(
+        app.get("/api/v1/products?active=all", &key).await.text,
+        before
+    );
 
     let mut changed = bare_product("p_one", "One, renamed");
     changed["createdAt"] = Value::Null;
@@ -210,6 +261,12 @@ async fn reimporting_the_same_file_changes_nothing(app: TestApp) {
     let after = app.get("/api/v1/products/p_one", &key).await.json();
     let old: Value = serde_json::from_str(&before).unwrap();
     assert_eq!(after["data"]["name"], "One, renamed");
-    assert_eq!(after["data"]["createdAt"], old["data"][0]["createdAt"], "createdAt is kept");
-    assert_ne!(after["data"]["updatedAt"], old["data"][0]["updatedAt"], "updatedAt moves");
+    assert_eq!(
+        after["data"]["createdAt"], old["data"][0]["createdAt"],
+        "createdAt is kept"
+    );
+    assert_ne!(
+        after["data"]["updatedAt"], old["data"][0]["updatedAt"],
+        "updatedAt moves"
+    );
 }

@@ -32,7 +32,14 @@ async fn paging_while_products_are_inserted_never_repeats_or_skips(app: TestApp)
         // New rows on both sides of the position reached so far.
         let behind = format!("p_{:04}x{round}", (round * 70) % 3000);
         let ahead = format!("p_{:04}y{round}", (round * 70 + 1500) % 3000);
-        app.import("atelier", &products(vec![bare_product(&behind, "new"), bare_product(&ahead, "new")])).await;
+        app.import(
+            "atelier",
+            &products(vec![
+                bare_product(&behind, "new"),
+                bare_product(&ahead, "new"),
+            ]),
+        )
+        .await;
 
         match page["pageInfo"]["nextCursor"].as_str() {
             Some(next) => {
@@ -50,7 +57,10 @@ async fn paging_while_products_are_inserted_never_repeats_or_skips(app: TestApp)
     let unique: HashSet<&String> = seen.iter().collect();
     assert_eq!(unique.len(), seen.len(), "a product was served twice");
     let missing: Vec<_> = original.iter().filter(|id| !unique.contains(id)).collect();
-    assert!(missing.is_empty(), "products that existed from the start were skipped: {missing:?}");
+    assert!(
+        missing.is_empty(),
+        "products that existed from the start were skipped: {missing:?}"
+    );
     let mut sorted = seen.clone();
     sorted.sort();
     assert_eq!(seen, sorted, "pages follow one order");

@@ -37,7 +37,12 @@ pub async fn prepare(services: &Services) -> anyhow::Result<String> {
     }
     let created = services
         .keys
-        .create(NewKey { shop: slug, label: "demo".to_owned(), scopes: ScopeSet::all(), expires_at: None })
+        .create(NewKey {
+            shop: slug,
+            label: "demo".to_owned(),
+            scopes: ScopeSet::all(),
+            expires_at: None,
+        })
         .await?;
     Ok(PresentedKey::reveal(&created.full_key))
 }
@@ -49,11 +54,25 @@ const CATEGORIES: [(&str, &str); 5] = [
     ("cat_stationery", "Papeterie"),
     ("cat_beauty", "Beauté"),
 ];
-const BRANDS: [(&str, &str); 4] =
-    [("brand_atelier", "Atelier Nord"), ("brand_loire", "Tissages de Loire"), ("brand_papier", "Papier & Co"), ("brand_savon", "Savonnerie du Port")];
+const BRANDS: [(&str, &str); 4] = [
+    ("brand_atelier", "Atelier Nord"),
+    ("brand_loire", "Tissages de Loire"),
+    ("brand_papier", "Papier & Co"),
+    ("brand_savon", "Savonnerie du Port"),
+];
 const ITEMS: [&str; 12] = [
-    "Bougie parfumée", "Mug en grès", "Plaid en laine", "Carnet ligné", "Savon à l'huile d'olive", "Torchon en lin",
-    "Vase en verre", "Coussin velours", "Stylo plume", "Bol à thé", "Diffuseur d'ambiance", "Tablier de cuisine",
+    "Bougie parfumée",
+    "Mug en grès",
+    "Plaid en laine",
+    "Carnet ligné",
+    "Savon à l'huile d'olive",
+    "Torchon en lin",
+    "Vase en verre",
+    "Coussin velours",
+    "Stylo plume",
+    "Bol à thé",
+    "Diffuseur d'ambiance",
+    "Tablier de cuisine",
 ];
 const FINISHES: [&str; 5] = ["naturel", "bleu nuit", "terracotta", "sauge", "ivoire"];
 const SIZES: [&str; 5] = ["XS", "S", "M", "L", "XL"];
@@ -88,12 +107,12 @@ fn product(n: usize) -> Value {
                 "label": if v >= SIZES.len() { format!("{label} (long)") } else { label },
                 "sku": format!("MLU-{n:03}-{v}"),
                 "barcode": format!("376{:010}", n * 10 + v),
-                "swatchColor": if n % 2 == 0 { Value::from(SWATCHES[(n + v) % SWATCHES.len()]) } else { Value::Null },
+                "swatchColor": if n.is_multiple_of(2) { Value::from(SWATCHES[(n + v) % SWATCHES.len()]) } else { Value::Null },
                 "priceCents": price + v as i64 * 100,
                 "stock": ((n * 7 + v * 3) % 25) as i64 - 2,
                 "lowStockThreshold": 3,
                 "isDefault": v == 0,
-                "active": !(v > 0 && (n + v) % 6 == 0),
+                "active": !(v > 0 && (n + v).is_multiple_of(6)),
                 "order": v,
             })
         })
@@ -114,7 +133,7 @@ fn product(n: usize) -> Value {
         "taxRate": if n % 10 == 9 { "5.50" } else { "20.00" },
         "active": n % 5 != 4,
         "trackStock": n % 7 != 6,
-        "tags": if n % 3 == 0 { json!(["nouveauté"]) } else { json!([]) },
+        "tags": if n.is_multiple_of(3) { json!(["nouveauté"]) } else { json!([]) },
         "photos": [format!("https://cdn.example.com/demo/{n:03}.jpg")],
         "category": if n % 11 == 10 { Value::Null } else { json!({"id": category_id, "name": category_name}) },
         "brand": if n % 4 == 3 { Value::Null } else { json!({"id": brand_id, "name": brand_name}) },
@@ -134,8 +153,16 @@ mod tests {
         assert!(products.iter().filter(|p| p.variants.len() >= 5).count() >= 3);
         assert!(products.iter().any(|p| !p.active));
         assert!(products.iter().any(|p| !p.track_stock));
-        assert!(products.iter().any(|p| p.variants.iter().any(|v| !v.active)));
-        assert!(products.iter().any(|p| p.category.is_none() && p.brand.is_some()));
+        assert!(
+            products
+                .iter()
+                .any(|p| p.variants.iter().any(|v| !v.active))
+        );
+        assert!(
+            products
+                .iter()
+                .any(|p| p.category.is_none() && p.brand.is_some())
+        );
         assert_eq!(import.tiers.len(), 3);
     }
 }

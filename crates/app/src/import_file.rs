@@ -22,26 +22,57 @@ use reader::{Object, Reader};
 
 const MAX_NAME_LEN: usize = 500;
 
-const TOP_LEVEL: &[&str] = &["loyaltyTiers", "products", "clients", "orders", "lotteryTickets", "spins"];
+const TOP_LEVEL: &[&str] = &[
+    "loyaltyTiers",
+    "products",
+    "clients",
+    "orders",
+    "lotteryTickets",
+    "spins",
+];
 /// Part of the fixed format, stored once orders, clients and loyalty land.
 const NOT_YET_STORED: &[&str] = &["clients", "orders", "lotteryTickets", "spins"];
 const TIER_FIELDS: &[&str] = &["id", "name", "minPointsLifetime", "color"];
 const PRODUCT_FIELDS: &[&str] = &[
-    "id", "name", "productType", "ean", "sku", "priceCents", "listPriceCents", "compareAtPriceCents",
-    "promoActive", "taxRate", "active", "trackStock", "tags", "photos", "category", "brand", "variants",
-    "createdAt", "updatedAt",
+    "id",
+    "name",
+    "productType",
+    "ean",
+    "sku",
+    "priceCents",
+    "listPriceCents",
+    "compareAtPriceCents",
+    "promoActive",
+    "taxRate",
+    "active",
+    "trackStock",
+    "tags",
+    "photos",
+    "category",
+    "brand",
+    "variants",
+    "createdAt",
+    "updatedAt",
 ];
 const PRODUCT_COMPUTED: &[&str] = &["stockQuantity"];
 const VARIANT_FIELDS: &[&str] = &[
-    "id", "label", "sku", "barcode", "swatchColor", "priceCents", "stock", "lowStockThreshold", "isDefault",
-    "active", "order",
+    "id",
+    "label",
+    "sku",
+    "barcode",
+    "swatchColor",
+    "priceCents",
+    "stock",
+    "lowStockThreshold",
+    "isDefault",
+    "active",
+    "order",
 ];
 
 /// Parses a whole file. Ids missing from the file are drawn from `ids`.
 pub fn parse(text: &str, ids: &dyn IdGenerator) -> Result<ShopImport, Vec<ImportProblem>> {
-    let root: Value = serde_json::from_str(text).map_err(|e| {
-        vec![ImportProblem::new("$", format!("not valid JSON ({e})"))]
-    })?;
+    let root: Value = serde_json::from_str(text)
+        .map_err(|e| vec![ImportProblem::new("$", format!("not valid JSON ({e})"))])?;
     let mut reader = Reader::new(ids);
     let import = read_root(&mut reader, &root);
     reader.finish(import)
@@ -75,11 +106,21 @@ fn read_tier(reader: &mut Reader<'_>, path: &str, value: &Value) -> Option<Loyal
     tier.refuse_unknown(reader, TIER_FIELDS, &[]);
     let id = tier.id(reader, TierId::parse);
     let name = tier.label(reader, "name", 100);
-    let min_points_lifetime = tier.required_int(reader, "minPointsLifetime").filter(|points| {
-        *points >= 0 || { reader.problem(tier.path("minPointsLifetime"), "must not be negative"); false }
-    });
+    let min_points_lifetime = tier
+        .required_int(reader, "minPointsLifetime")
+        .filter(|points| {
+            *points >= 0 || {
+                reader.problem(tier.path("minPointsLifetime"), "must not be negative");
+                false
+            }
+        });
     let color = tier.required_parsed(reader, "color", HexColor::parse);
-    Some(LoyaltyTier { id: id?, name: name?, min_points_lifetime: min_points_lifetime?, color: color? })
+    Some(LoyaltyTier {
+        id: id?,
+        name: name?,
+        min_points_lifetime: min_points_lifetime?,
+        color: color?,
+    })
 }
 
 fn read_product(reader: &mut Reader<'_>, path: &str, value: &Value) -> Option<ImportedProduct> {
@@ -94,7 +135,9 @@ fn read_product(reader: &mut Reader<'_>, path: &str, value: &Value) -> Option<Im
     let category = object
         .reference(reader, "category", CategoryId::parse)
         .map(|(id, name)| CategoryRef { id, name });
-    let brand = object.reference(reader, "brand", BrandId::parse).map(|(id, name)| BrandRef { id, name });
+    let brand = object
+        .reference(reader, "brand", BrandId::parse)
+        .map(|(id, name)| BrandRef { id, name });
     let variants: Vec<Option<Variant>> = object
         .items(reader, "variants")
         .into_iter()
@@ -104,7 +147,9 @@ fn read_product(reader: &mut Reader<'_>, path: &str, value: &Value) -> Option<Im
     let product = Product {
         id: id?,
         name: name?,
-        product_type: object.optional_string(reader, "productType").unwrap_or_else(|| "simple".to_owned()),
+        product_type: object
+            .optional_string(reader, "productType")
+            .unwrap_or_else(|| "simple".to_owned()),
         ean: object.optional_string(reader, "ean"),
         sku: object.optional_string(reader, "sku"),
         price: price?,
@@ -129,7 +174,12 @@ fn read_product(reader: &mut Reader<'_>, path: &str, value: &Value) -> Option<Im
     Some(ImportedProduct { product, stamps })
 }
 
-fn read_variant(reader: &mut Reader<'_>, path: &str, value: &Value, index: usize) -> Option<Variant> {
+fn read_variant(
+    reader: &mut Reader<'_>,
+    path: &str,
+    value: &Value,
+    index: usize,
+) -> Option<Variant> {
     let object: Object<'_> = reader.object(value, path)?;
     object.refuse_unknown(reader, VARIANT_FIELDS, &[]);
     let id = object.id(reader, VariantId::parse);
@@ -138,7 +188,10 @@ fn read_variant(reader: &mut Reader<'_>, path: &str, value: &Value, index: usize
     let low_stock_threshold = object.optional_amount(reader, "lowStockThreshold");
     let order = match object.optional_int(reader, "order") {
         Some(order) => i32::try_from(order).ok().filter(|o| *o >= 0).or_else(|| {
-            reader.problem(object.path("order"), "must be an integer from 0 to 2147483647");
+            reader.problem(
+                object.path("order"),
+                "must be an integer from 0 to 2147483647",
+            );
             None
         }),
         None => i32::try_from(index).ok(),

@@ -16,8 +16,13 @@ pub struct RunningServer {
 
 impl RunningServer {
     /// Binds `bind` (port 0 picks a free port) and starts serving in the background.
-    pub fn start(services: &Services, bind: SocketAddr, workers: Option<usize>) -> anyhow::Result<Self> {
-        let listener = TcpListener::bind(bind).with_context(|| format!("cannot listen on {bind}"))?;
+    pub fn start(
+        services: &Services,
+        bind: SocketAddr,
+        workers: Option<usize>,
+    ) -> anyhow::Result<Self> {
+        let listener =
+            TcpListener::bind(bind).with_context(|| format!("cannot listen on {bind}"))?;
         let addr = listener.local_addr()?;
         let mut options = ServerOptions::default();
         if let Some(workers) = workers {
@@ -25,7 +30,11 @@ impl RunningServer {
         }
         let server = shop_http::serve(listener, services.api_state(), options)?;
         let handle = server.handle();
-        Ok(Self { addr, handle, task: tokio::spawn(server) })
+        Ok(Self {
+            addr,
+            handle,
+            task: tokio::spawn(server),
+        })
     }
 
     pub fn base_url(&self) -> String {

@@ -37,10 +37,20 @@ impl Services {
         let hasher: Arc<dyn SecretHasher> = Arc::new(Argon2Hasher::new());
         let ids = Arc::new(UuidV7Ids);
         Self {
-            authenticator: Arc::new(Authenticator::new(store.clone(), hasher.clone(), clock.clone())),
+            authenticator: Arc::new(Authenticator::new(
+                store.clone(),
+                hasher.clone(),
+                clock.clone(),
+            )),
             catalogue: Arc::new(ProductCatalogue::new(store.clone())),
             shops: ShopAdmin::new(store.clone(), ids, clock.clone()),
-            keys: KeyAdmin::new(store.clone(), store.clone(), hasher, Arc::new(OsKeyMaterial), clock.clone()),
+            keys: KeyAdmin::new(
+                store.clone(),
+                store.clone(),
+                hasher,
+                Arc::new(OsKeyMaterial),
+                clock.clone(),
+            ),
             import: ImportShopData::new(store.clone(), store, clock.clone()),
             clock,
             database,
@@ -48,6 +58,9 @@ impl Services {
     }
 
     pub fn api_state(&self) -> ApiState {
-        ApiState { authenticator: self.authenticator.clone(), catalogue: self.catalogue.clone() }
+        ApiState {
+            authenticator: self.authenticator.clone(),
+            catalogue: self.catalogue.clone(),
+        }
     }
 }

@@ -15,7 +15,9 @@ pub enum LogFormat {
 
 pub fn init(format: LogFormat) {
     let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info"));
-    let builder = tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr);
+    let builder = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr);
     // A second init (tests starting several servers) is harmless: the first subscriber stays.
     let _ = match format {
         LogFormat::Text => builder.try_init(),

@@ -11,13 +11,18 @@ struct Cli {
 
 impl Cli {
     fn new() -> Self {
-        Self { dir: tempfile::tempdir().expect("temp dir") }
+        Self {
+            dir: tempfile::tempdir().expect("temp dir"),
+        }
     }
 
     fn run(&self, args: &[&str]) -> Output {
         Command::new(env!("CARGO_BIN_EXE_shop-api"))
             .args(args)
-            .env("DATABASE_URL", format!("sqlite://{}", self.dir.path().join("cli.db").display()))
+            .env(
+                "DATABASE_URL",
+                format!("sqlite://{}", self.dir.path().join("cli.db").display()),
+            )
             .env_remove("RUST_LOG")
             .output()
             .expect("run shop-api")
@@ -25,7 +30,11 @@ impl Cli {
 
     fn ok(&self, args: &[&str]) -> String {
         let output = self.run(args);
-        assert!(output.status.success(), "{args:?}: {}", String::from_utf8_lossy(&output.stderr));
+        assert!(
+            output.status.success(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
         String::from_utf8(output.stdout).expect("utf-8 stdout")
     }
 
@@ -44,11 +53,23 @@ fn path_str(path: &Path) -> String {
 fn key_create_prints_only_the_key_on_stdout() {
     let cli = Cli::new();
     cli.ok(&["shop", "create", "--slug", "atelier", "--name", "Atelier"]);
-    let stdout = cli.ok(&["key", "create", "--shop", "atelier", "--label", "ERP", "--scopes", "products:read,stock:write"]);
+    let stdout = cli.ok(&[
+        "key",
+        "create",
+        "--shop",
+        "atelier",
+        "--label",
+        "ERP",
+        "--scopes",
+        "products:read,stock:write",
+    ]);
     let lines: Vec<&str> = stdout.lines().collect();
     assert_eq!(lines.len(), 1, "{stdout}");
     let key = lines[0];
-    assert!(key.starts_with("svc_live_") && key.len() == "svc_live_".len() + 8 + 1 + 64, "{key}");
+    assert!(
+        key.starts_with("svc_live_") && key.len() == "svc_live_".len() + 8 + 1 + 64,
+        "{key}"
+    );
 
     let listing = cli.ok(&["key", "list", "--shop", "atelier"]);
     let secret = &key[key.len() - 64..];
@@ -57,19 +78,42 @@ fn key_create_prints_only_the_key_on_stdout() {
     assert!(!listing.contains(secret), "the secret must never be listed");
 
     cli.ok(&["key", "revoke", &key[9..17]]);
-    assert!(cli.ok(&["key", "list", "--shop", "atelier"]).lines().nth(1).is_some_and(|l| !l.ends_with("\t-")));
+    assert!(
+        cli.ok(&["key", "list", "--shop", "atelier"])
+            .lines()
+            .nth(1)
+            .is_some_and(|l| !l.ends_with("\t-"))
+    );
 }
 
 #[test]
 fn unknown_scopes_and_shops_are_refused() {
     let cli = Cli::new();
     cli.ok(&["shop", "create", "--slug", "atelier", "--name", "Atelier"]);
-    let output = cli.run(&["key", "create", "--shop", "atelier", "--label", "x", "--scopes", "products:read,stock:delete"]);
+    let output = cli.run(&[
+        "key",
+        "create",
+        "--shop",
+        "atelier",
+        "--label",
+        "x",
+        "--scopes",
+        "products:read,stock:delete",
+    ]);
     assert!(!output.status.success());
     assert!(output.stdout.is_empty());
     assert!(String::from_utf8_lossy(&output.stderr).contains("stock:delete"));
 
-    let output = cli.run(&["key", "create", "--shop", "nowhere", "--label", "x", "--scopes", "products:read"]);
+    let output = cli.run(&[
+        "key",
+        "create",
+        "--shop",
+        "nowhere",
+        "--label",
+        "x",
+        "--scopes",
+        "products:read",
+    ]);
     assert_eq!(output.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&output.stderr).contains("nowhere"));
 }
@@ -78,7 +122,8 @@ fn unknown_scopes_and_shops_are_refused() {
 fn a_bad_import_is_refused_whole_with_every_path_and_exit_1() {
     let cli = Cli::new();
     cli.ok(&["shop", "create", "--slug", "atelier", "--name", "Atelier"]);
-    let good = json!({"products": [{"id": "p1", "name": "Bol", "priceCents": 100, "taxRate": "20.00"}]});
+    let good =
+        json!({"products": [{"id": "p1", "name": "Bol", "priceCents": 100, "taxRate": "20.00"}]});
     let bad = json!({"products": [
         {"id": "p2", "name": "Tasse", "priceCents": 100, "taxRate": "20.00"},
         {"id": "p3", "name": "Plat", "priceCents": "100", "taxRate": "20.00",
@@ -90,11 +135,20 @@ fn a_bad_import_is_refused_whole_with_every_path_and_exit_1() {
     let output = cli.run(&["import", "--shop", "atelier", &bad_file]);
     assert_eq!(output.status.code(), Some(1));
     let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(stderr.contains("products[1].priceCents: expected an integer"), "{stderr}");
-    assert!(stderr.contains("products[1].variants[0].priceCents: expected an integer"), "{stderr}");
+    assert!(
+        stderr.contains("products[1].priceCents: expected an integer"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("products[1].variants[0].priceCents: expected an integer"),
+        "{stderr}"
+    );
 
     // Nothing of the bad file was written: its valid product p2 is new to a later import.
-    let p2 = cli.write("p2.json", &json!({"products": [bad["products"][0].clone()]}));
+    let p2 = cli.write(
+        "p2.json",
+        &json!({"products": [bad["products"][0].clone()]}),
+    );
     assert!(imported(&cli, &p2).contains("1 product(s) written, 0 unchanged"));
     assert!(imported(&cli, &good_file).contains("1 product(s) written, 0 unchanged"));
     assert!(imported(&cli, &good_file).contains("0 product(s) written, 1 unchanged"));
@@ -109,13 +163,19 @@ fn an_id_of_another_shop_refuses_the_whole_file() {
     let theirs = cli.write("theirs.json", &json!({"products": [product("p9")]}));
     cli.ok(&["import", "--shop", "voisin", &theirs]);
 
-    let mixed = cli.write("mixed.json", &json!({"products": [product("p4"), product("p9")]}));
+    let mixed = cli.write(
+        "mixed.json",
+        &json!({"products": [product("p4"), product("p9")]}),
+    );
     let output = cli.run(&["import", "--shop", "atelier", &mixed]);
     assert_eq!(output.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&output.stderr).contains("products[1].id"));
 
     let mine = cli.write("mine.json", &json!({"products": [product("p4")]}));
-    assert!(imported(&cli, &mine).contains("1 product(s) written, 0 unchanged"), "p4 was not written before");
+    assert!(
+        imported(&cli, &mine).contains("1 product(s) written, 0 unchanged"),
+        "p4 was not written before"
+    );
 }
 
 fn imported(cli: &Cli, file: &str) -> String {

@@ -94,7 +94,7 @@ pub enum ProductImportDecision {
     Unchanged,
     /// Write this product: the stored variants that the file does not mention are kept, the
     /// ones it mentions are replaced.
-    Write(Product),
+    Write(Box<Product>),
 }
 
 fn same_content(existing: &Product, incoming: &Product) -> bool {
@@ -141,7 +141,7 @@ pub fn decide_product_import(
         .unwrap_or(now);
     product.updated_at = stamps.updated_at.unwrap_or(now);
     product.sort_variants();
-    ProductImportDecision::Write(product)
+    ProductImportDecision::Write(Box::new(product))
 }
 
 #[cfg(test)]

@@ -19,7 +19,6 @@ pub enum Backend {
 /// A running server with its own database. Fields are dropped in order: server first, then
 /// the database it used.
 pub struct TestApp {
-    pub backend: Backend,
     pub services: Services,
     server: Option<RunningServer>,
     client: reqwest::Client,
@@ -42,14 +41,22 @@ impl Reply {
     }
 
     pub fn error_code(&self) -> String {
-        self.json()["error"]["code"].as_str().unwrap_or_default().to_owned()
+        self.json()["error"]["code"]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned()
     }
 
     /// The `field` of every validation detail.
     pub fn detail_fields(&self) -> Vec<String> {
         self.json()["error"]["details"]
             .as_array()
-            .map(|details| details.iter().filter_map(|d| d["field"].as_str().map(str::to_owned)).collect())
+            .map(|details| {
+                details
+                    .iter()
+                    .filter_map(|d| d["field"].as_str().map(str::to_owned))
+                    .collect()
+            })
             .unwrap_or_default()
     }
 
@@ -72,15 +79,19 @@ impl TestApp {
                 (scratch.url.clone(), None, Some(scratch))
             }
         };
-        let services = Services::open(&url).await.expect("open and migrate the test database");
+        let services = Services::open(&url)
+            .await
+            .expect("open and migrate the test database");
         let bind = "127.0.0.1:0".parse().expect("loopback address");
         let server = RunningServer::start(&services, bind, Some(2)).expect("start the server");
         let base_url = server.base_url();
         Some(Self {
-            backend,
             services,
             server: Some(server),
-            client: reqwest::Client::builder().timeout(Duration::from_secs(30)).build().expect("client"),
+            client: reqwest::Client::builder()
+                .timeout(Duration::from_secs(30))
+                .build()
+                .expect("client"),
             base_url,
             _sqlite_dir: sqlite_dir,
             _postgres: postgres,
@@ -105,14 +116,23 @@ impl TestApp {
     }
 
     pub async fn update_shop(&self, slug: &str, change: ShopChange) {
-        self.services.shops.update(&ShopSlug::parse(slug).expect("slug"), change).await.expect("update shop");
+        self.services
+            .shops
+            .update(&ShopSlug::parse(slug).expect("slug"), change)
+            .await
+            .expect("update shop");
     }
 
     pub async fn create_key(&self, slug: &str, scopes: &str) -> String {
         self.create_key_expiring(slug, scopes, None).await
     }
 
-    pub async fn create_key_expiring(&self, slug: &str, scopes: &str, expires_at: Option<Timestamp>) -> String {
+    pub async fn create_key_expiring(
+        &self,
+        slug: &str,
+        scopes: &str,
+        expires_at: Option<Timestamp>,
+    ) -> String {
         let created = self
             .services
             .keys
@@ -129,13 +149,19 @@ impl TestApp {
 
     /// Imports `data` (the import file format) into the shop through the CLI's code path.
     pub async fn import(&self, slug: &str, data: &Value) {
-        let parsed = shop_app::import_file::parse(&data.to_string(), &shop_app::adapters::UuidV7Ids)
-            .unwrap_or_else(|problems| panic!("bad test data: {problems:?}"));
-        self.services.import.run(&ShopSlug::parse(slug).expect("slug"), parsed).await.expect("import");
+        let parsed =
+            shop_app::import_file::parse(&data.to_string(), &shop_app::adapters::UuidV7Ids)
+                .unwrap_or_else(|problems| panic!("bad test data: {problems:?}"));
+        self.services
+            .import
+            .run(&ShopSlug::parse(slug).expect("slug"), parsed)
+            .await
+            .expect("import");
     }
 
     pub async fn get(&self, path: &str, key: &str) -> Reply {
-        self.send(self.client.get(self.url(path)).bearer_auth(key)).await
+        self.send(self.client.get(self.url(path)).bearer_auth(key))
+            .await
     }
 
     pub async fn send(&self, request: reqwest::RequestBuilder) -> Reply {
@@ -143,7 +169,11 @@ impl TestApp {
         let status = response.status().as_u16();
         let headers = response.headers().clone();
         let text = response.text().await.expect("body");
-        Reply { status, headers, text }
+        Reply {
+            status,
+            headers,
+            text,
+        }
     }
 
     pub fn client(&self) -> &reqwest::Client {

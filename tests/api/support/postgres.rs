@@ -13,7 +13,10 @@ pub struct ScratchDatabase {
 pub async fn create() -> Option<ScratchDatabase> {
     let Ok(admin_url) = std::env::var("TEST_DATABASE_URL") else {
         let required = std::env::var("REQUIRE_POSTGRES").is_ok_and(|v| v == "1");
-        assert!(!required, "REQUIRE_POSTGRES=1 but TEST_DATABASE_URL is not set");
+        assert!(
+            !required,
+            "REQUIRE_POSTGRES=1 but TEST_DATABASE_URL is not set"
+        );
         eprintln!("SKIPPED on PostgreSQL: TEST_DATABASE_URL is not set");
         return None;
     };
@@ -21,14 +24,23 @@ pub async fn create() -> Option<ScratchDatabase> {
     let mut admin = AsyncPgConnection::establish(&admin_url)
         .await
         .unwrap_or_else(|e| panic!("TEST_DATABASE_URL is set but PostgreSQL is unreachable: {e}"));
-    admin.batch_execute(&format!("CREATE DATABASE {name}")).await.expect("create the test database");
+    admin
+        .batch_execute(&format!("CREATE DATABASE {name}"))
+        .await
+        .expect("create the test database");
     let url = with_database(&admin_url, &name);
-    Some(ScratchDatabase { admin_url, name, url })
+    Some(ScratchDatabase {
+        admin_url,
+        name,
+        url,
+    })
 }
 
 /// Replaces the database name in a `postgres://` URL, keeping any `?options`.
 fn with_database(url: &str, name: &str) -> String {
-    let (base, query) = url.split_once('?').map_or((url, None), |(b, q)| (b, Some(q)));
+    let (base, query) = url
+        .split_once('?')
+        .map_or((url, None), |(b, q)| (b, Some(q)));
     let authority_end = base.find("://").map_or(0, |i| i + 3);
     let server = match base[authority_end..].find('/') {
         Some(slash) => &base[..authority_end + slash],
@@ -46,7 +58,9 @@ impl Drop for ScratchDatabase {
         let statement = format!("DROP DATABASE IF EXISTS {} WITH (FORCE)", self.name);
         // Drop runs inside the test's runtime, which cannot be blocked on: use a thread.
         let dropped = std::thread::spawn(move || {
-            let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
+            let runtime = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()?;
             runtime.block_on(async {
                 let mut admin = AsyncPgConnection::establish(&admin_url).await?;
                 admin.batch_execute(&statement).await?;
@@ -67,8 +81,17 @@ mod tests {
 
     #[test]
     fn swaps_only_the_database_name() {
-        assert_eq!(with_database("postgres://u@h:5432/ci_x", "t"), "postgres://u@h:5432/t");
-        assert_eq!(with_database("postgres://u@h/ci?sslmode=disable", "t"), "postgres://u@h/t?sslmode=disable");
-        assert_eq!(with_database("postgres://u@h:5432", "t"), "postgres://u@h:5432/t");
+        assert_eq!(
+            with_database("postgres://u@h:5432/ci_x", "t"),
+            "postgres://u@h:5432/t"
+        );
+        assert_eq!(
+            with_database("postgres://u@h/ci?sslmode=disable", "t"),
+            "postgres://u@h/t?sslmode=disable"
+        );
+        assert_eq!(
+            with_database("postgres://u@h:5432", "t"),
+            "postgres://u@h:5432/t"
+        );
     }
 }

@@ -19,12 +19,23 @@ pub struct Argon2Hasher {
 impl Argon2Hasher {
     pub fn new() -> Self {
         let cores = std::thread::available_parallelism().map_or(2, usize::from);
-        Self { permits: Arc::new(Semaphore::new(cores)) }
+        Self {
+            permits: Arc::new(Semaphore::new(cores)),
+        }
     }
 
-    async fn run<T: Send + 'static>(&self, work: impl FnOnce() -> T + Send + 'static) -> Result<T, HashError> {
-        let _permit = self.permits.acquire().await.map_err(|e| HashError(e.into()))?;
-        tokio::task::spawn_blocking(work).await.map_err(|e| HashError(e.into()))
+    async fn run<T: Send + 'static>(
+        &self,
+        work: impl FnOnce() -> T + Send + 'static,
+    ) -> Result<T, HashError> {
+        let _permit = self
+            .permits
+            .acquire()
+            .await
+            .map_err(|e| HashError(e.into()))?;
+        tokio::task::spawn_blocking(work)
+            .await
+            .map_err(|e| HashError(e.into()))
     }
 }
 
@@ -38,16 +49,24 @@ impl Default for Argon2Hasher {
 impl SecretHasher for Argon2Hasher {
     async fn hash(&self, secret: &KeySecret) -> Result<String, HashError> {
         let secret = secret.expose().to_owned();
-        self.run(move || Argon2::default().hash_password(secret.as_bytes()).map(|hash| hash.to_string()))
-            .await?
-            .map_err(|e| HashError(e.to_string().into()))
+        self.run(move || {
+            Argon2::default()
+                .hash_password(secret.as_bytes())
+                .map(|hash| hash.to_string())
+        })
+        .await?
+        .map_err(|e| HashError(e.to_string().into()))
     }
 
     async fn verify(&self, secret: &KeySecret, phc: &str) -> Result<bool, HashError> {
         let secret = secret.expose().to_owned();
         let phc = phc.to_owned();
-        self.run(move || Argon2::default().verify_password(secret.as_bytes(), phc.as_str()).is_ok())
-            .await
+        self.run(move || {
+            Argon2::default()
+                .verify_password(secret.as_bytes(), phc.as_str())
+                .is_ok()
+        })
+        .await
     }
 }
 
@@ -63,7 +82,12 @@ mod tests {
         assert!(phc.starts_with("$argon2id$"));
         assert!(!phc.contains(secret.expose()));
         assert!(hasher.verify(&secret, &phc).await.unwrap());
-        assert!(!hasher.verify(&KeySecret::from_random_bytes([4; 32]), &phc).await.unwrap());
+        assert!(
+            !hasher
+                .verify(&KeySecret::from_random_bytes([4; 32]), &phc)
+                .await
+                .unwrap()
+        );
         assert!(!hasher.verify(&secret, "not a hash").await.unwrap());
     }
 }

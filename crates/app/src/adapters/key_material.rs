@@ -15,6 +15,9 @@ impl KeyMaterial for OsKeyMaterial {
             getrandom::fill(&mut prefix).expect("the OS random generator is unavailable");
             getrandom::fill(&mut secret).expect("the OS random generator is unavailable");
         }
-        PresentedKey::new(KeyPrefix::from_random_bytes(prefix), KeySecret::from_random_bytes(secret))
+        PresentedKey::new(
+            KeyPrefix::from_random_bytes(prefix),
+            KeySecret::from_random_bytes(secret),
+        )
     }
 }

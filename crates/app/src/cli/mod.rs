@@ -19,7 +19,11 @@ use crate::telemetry::LogFormat;
 pub const DEFAULT_DATABASE_URL: &str = "sqlite://data/shop.db";
 
 #[derive(Debug, Parser)]
-#[command(name = "shop-api", version, about = "Public REST API v1 of the shop-management service")]
+#[command(
+    name = "shop-api",
+    version,
+    about = "Public REST API v1 of the shop-management service"
+)]
 pub struct Cli {
     /// `sqlite://<path>` (relative or `sqlite:///absolute`) or `postgres://...`.
     #[arg(long, env = "DATABASE_URL", default_value = DEFAULT_DATABASE_URL, global = true)]
@@ -120,7 +124,10 @@ fn parse_subscription(text: &str) -> Result<SubscriptionStatus, String> {
 
 fn parse_scopes(text: &str) -> Result<ScopeSet, String> {
     ScopeSet::parse_list(text).map_err(|e| {
-        let known: Vec<_> = shop_domain::scope::Scope::ALL.iter().map(|s| s.as_str()).collect();
+        let known: Vec<_> = shop_domain::scope::Scope::ALL
+            .iter()
+            .map(|s| s.as_str())
+            .collect();
         format!("{e}; known scopes: {}", known.join(", "))
     })
 }
@@ -147,7 +154,15 @@ mod tests {
     #[test]
     fn unknown_scopes_are_refused_with_the_known_ones() {
         let parsed = Cli::try_parse_from([
-            "shop-api", "key", "create", "--shop", "s", "--label", "l", "--scopes", "products:read,stock:delete",
+            "shop-api",
+            "key",
+            "create",
+            "--shop",
+            "s",
+            "--label",
+            "l",
+            "--scopes",
+            "products:read,stock:delete",
         ]);
         let message = parsed.unwrap_err().to_string();
         assert!(message.contains("stock:delete"), "{message}");

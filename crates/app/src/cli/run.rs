@@ -18,8 +18,15 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
             let key = demo::prepare(&services).await?;
             let server = RunningServer::start(&services, args.bind, args.workers)?;
             let mut out = std::io::stdout().lock();
-            writeln!(out, "Demo shop ready. Full-scope key (shown once):\n{key}\n")?;
-            writeln!(out, "Try:\ncurl -s -H 'Authorization: Bearer {key}' '{}/api/v1/products?limit=2'", server.base_url())?;
+            writeln!(
+                out,
+                "Demo shop ready. Full-scope key (shown once):\n{key}\n"
+            )?;
+            writeln!(
+                out,
+                "Try:\ncurl -s -H 'Authorization: Bearer {key}' '{}/api/v1/products?limit=2'",
+                server.base_url()
+            )?;
             drop(out);
             tracing::info!(addr = %server.addr, "serving the demo shop");
             server.wait().await
@@ -27,15 +34,24 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Shop(command) => shop(&services, command).await,
         Command::Key(command) => key(&services, command).await,
         Command::Import { shop, file } => {
-            let text = std::fs::read_to_string(&file).with_context(|| format!("cannot read {}", file.display()))?;
-            let data = import_file::parse(&text, &crate::adapters::UuidV7Ids).map_err(|problems| refusal(&problems))?;
-            let report = services.import.run(&shop, data).await.map_err(|error| match error {
-                ImportError::Invalid(problems) => refusal(&problems),
-                other => other.into(),
-            })?;
+            let text = std::fs::read_to_string(&file)
+                .with_context(|| format!("cannot read {}", file.display()))?;
+            let data = import_file::parse(&text, &crate::adapters::UuidV7Ids)
+                .map_err(|problems| refusal(&problems))?;
+            let report = services
+                .import
+                .run(&shop, data)
+                .await
+                .map_err(|error| match error {
+                    ImportError::Invalid(problems) => refusal(&problems),
+                    other => other.into(),
+                })?;
             eprintln!(
                 "imported into {shop}: {} product(s) written, {} unchanged; {} tier(s) written, {} unchanged",
-                report.products_written, report.products_unchanged, report.tiers_written, report.tiers_unchanged
+                report.products_written,
+                report.products_unchanged,
+                report.tiers_written,
+                report.tiers_unchanged
             );
             Ok(())
         }
@@ -44,7 +60,10 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
 
 fn refusal(problems: &[shop_domain::import::ImportProblem]) -> anyhow::Error {
     let lines: Vec<String> = problems.iter().map(ToString::to_string).collect();
-    anyhow::anyhow!("the file was refused and nothing was written:\n{}", lines.join("\n"))
+    anyhow::anyhow!(
+        "the file was refused and nothing was written:\n{}",
+        lines.join("\n")
+    )
 }
 
 async fn serve(services: &Services, args: ServeArgs) -> anyhow::Result<()> {
@@ -55,15 +74,32 @@ async fn serve(services: &Services, args: ServeArgs) -> anyhow::Result<()> {
 
 async fn shop(services: &Services, command: ShopCommand) -> anyhow::Result<()> {
     match command {
-        ShopCommand::Create { slug, name, no_public_api, subscription } => {
+        ShopCommand::Create {
+            slug,
+            name,
+            no_public_api,
+            subscription,
+        } => {
             let shop = services
                 .shops
-                .create(NewShop { slug, name, public_api_in_plan: !no_public_api, subscription })
+                .create(NewShop {
+                    slug,
+                    name,
+                    public_api_in_plan: !no_public_api,
+                    subscription,
+                })
                 .await?;
             eprintln!("created shop {} ({})", shop.slug, shop.id);
         }
-        ShopCommand::Update { slug, public_api, subscription } => {
-            let change = ShopChange { public_api_in_plan: public_api, subscription };
+        ShopCommand::Update {
+            slug,
+            public_api,
+            subscription,
+        } => {
+            let change = ShopChange {
+                public_api_in_plan: public_api,
+                subscription,
+            };
             let shop = services.shops.update(&slug, change).await?;
             eprintln!(
                 "updated shop {}: publicApi={}, subscription={}",
@@ -78,17 +114,36 @@ async fn shop(services: &Services, command: ShopCommand) -> anyhow::Result<()> {
 
 async fn key(services: &Services, command: KeyCommand) -> anyhow::Result<()> {
     match command {
-        KeyCommand::Create { shop, label, scopes, expires_at } => {
-            let created = services.keys.create(NewKey { shop, label, scopes, expires_at }).await?;
+        KeyCommand::Create {
+            shop,
+            label,
+            scopes,
+            expires_at,
+        } => {
+            let created = services
+                .keys
+                .create(NewKey {
+                    shop,
+                    label,
+                    scopes,
+                    expires_at,
+                })
+                .await?;
             // The only line on stdout, so that `KEY=$(shop-api key create ...)` works.
             writeln!(std::io::stdout(), "{}", created.full_key.reveal())?;
-            eprintln!("created key {} ({}); it will not be shown again", created.key.prefix, created.key.scopes.to_list());
+            eprintln!(
+                "created key {} ({}); it will not be shown again",
+                created.key.prefix,
+                created.key.scopes.to_list()
+            );
         }
         KeyCommand::List { shop } => {
             let mut out = std::io::stdout().lock();
             writeln!(out, "PREFIX\tLABEL\tSCOPES\tCREATED\tEXPIRES\tREVOKED")?;
             for key in services.keys.list(&shop).await? {
-                let show = |at: Option<shop_domain::Timestamp>| at.map_or_else(|| "-".to_owned(), |t| t.to_rfc3339());
+                let show = |at: Option<shop_domain::Timestamp>| {
+                    at.map_or_else(|| "-".to_owned(), |t| t.to_rfc3339())
+                };
                 writeln!(
                     out,
                     "{}\t{}\t{}\t{}\t{}\t{}",

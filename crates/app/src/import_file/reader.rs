@@ -19,7 +19,10 @@ pub struct Reader<'a> {
 
 impl<'a> Reader<'a> {
     pub fn new(ids: &'a dyn IdGenerator) -> Self {
-        Self { ids, problems: Vec::new() }
+        Self {
+            ids,
+            problems: Vec::new(),
+        }
     }
 
     pub fn problem(&mut self, path: impl Into<String>, message: impl Into<String>) {
@@ -27,12 +30,19 @@ impl<'a> Reader<'a> {
     }
 
     pub fn finish<T>(self, value: T) -> Result<T, Vec<ImportProblem>> {
-        if self.problems.is_empty() { Ok(value) } else { Err(self.problems) }
+        if self.problems.is_empty() {
+            Ok(value)
+        } else {
+            Err(self.problems)
+        }
     }
 
     pub fn object<'v>(&mut self, value: &'v Value, path: &str) -> Option<Object<'v>> {
         match value {
-            Value::Object(map) => Some(Object { map, path: path.to_owned() }),
+            Value::Object(map) => Some(Object {
+                map,
+                path: path.to_owned(),
+            }),
             _ => {
                 self.problem(display_path(path), "expected an object");
                 None
@@ -42,7 +52,11 @@ impl<'a> Reader<'a> {
 }
 
 fn display_path(path: &str) -> String {
-    if path.is_empty() { "$".to_owned() } else { path.to_owned() }
+    if path.is_empty() {
+        "$".to_owned()
+    } else {
+        path.to_owned()
+    }
 }
 
 fn describe(value: &Value) -> &'static str {
@@ -63,7 +77,11 @@ pub struct Object<'v> {
 
 impl<'v> Object<'v> {
     pub fn path(&self, key: &str) -> String {
-        if self.path.is_empty() { key.to_owned() } else { format!("{}.{key}", self.path) }
+        if self.path.is_empty() {
+            key.to_owned()
+        } else {
+            format!("{}.{key}", self.path)
+        }
     }
 
     /// Present and not null.
@@ -72,7 +90,10 @@ impl<'v> Object<'v> {
     }
 
     fn wrong_type(&self, reader: &mut Reader<'_>, key: &str, expected: &str, found: &Value) {
-        reader.problem(self.path(key), format!("expected {expected}, found {}", describe(found)));
+        reader.problem(
+            self.path(key),
+            format!("expected {expected}, found {}", describe(found)),
+        );
     }
 
     pub fn refuse_unknown(&self, reader: &mut Reader<'_>, known: &[&str], ignored: &[&str]) {
@@ -87,9 +108,11 @@ impl<'v> Object<'v> {
     pub fn items(&self, reader: &mut Reader<'_>, key: &str) -> Vec<(String, &'v Value)> {
         match self.get(key) {
             None => Vec::new(),
-            Some(Value::Array(items)) => {
-                items.iter().enumerate().map(|(i, item)| (format!("{}[{i}]", self.path(key)), item)).collect()
-            }
+            Some(Value::Array(items)) => items
+                .iter()
+                .enumerate()
+                .map(|(i, item)| (format!("{}[{i}]", self.path(key)), item))
+                .collect(),
             Some(other) => {
                 self.wrong_type(reader, key, "an array", other);
                 Vec::new()
@@ -117,16 +140,24 @@ impl<'v> Object<'v> {
 
     pub fn label(&self, reader: &mut Reader<'_>, key: &str, max: usize) -> Option<String> {
         let text = self.required_string(reader, key)?;
-        parse_label(&text, max).map_err(|e| reader.problem(self.path(key), e.to_string())).ok()
+        parse_label(&text, max)
+            .map_err(|e| reader.problem(self.path(key), e.to_string()))
+            .ok()
     }
 
     /// The object's `id`, or a generated one when the file gives none.
-    pub fn id<T>(&self, reader: &mut Reader<'_>, parse: impl FnOnce(String) -> Result<T, InvalidId>) -> Option<T> {
+    pub fn id<T>(
+        &self,
+        reader: &mut Reader<'_>,
+        parse: impl FnOnce(String) -> Result<T, InvalidId>,
+    ) -> Option<T> {
         let text = match self.get("id") {
             None => reader.ids.new_id(),
             Some(_) => self.optional_string(reader, "id")?,
         };
-        parse(text).map_err(|e| reader.problem(self.path("id"), e.to_string())).ok()
+        parse(text)
+            .map_err(|e| reader.problem(self.path("id"), e.to_string()))
+            .ok()
     }
 
     pub fn optional_int(&self, reader: &mut Reader<'_>, key: &str) -> Option<i64> {
@@ -183,7 +214,9 @@ impl<'v> Object<'v> {
         parse: impl FnOnce(&str) -> Result<T, E>,
     ) -> Option<T> {
         let text = self.optional_string(reader, key)?;
-        parse(&text).map_err(|e| reader.problem(self.path(key), e.to_string())).ok()
+        parse(&text)
+            .map_err(|e| reader.problem(self.path(key), e.to_string()))
+            .ok()
     }
 
     pub fn required_parsed<T, E: Display>(
@@ -204,7 +237,10 @@ impl<'v> Object<'v> {
         for (path, item) in self.items(reader, key) {
             match item {
                 Value::String(text) => strings.push(text.clone()),
-                other => reader.problem(path, format!("expected a string, found {}", describe(other))),
+                other => reader.problem(
+                    path,
+                    format!("expected a string, found {}", describe(other)),
+                ),
             }
         }
         strings
@@ -222,7 +258,9 @@ impl<'v> Object<'v> {
         object.refuse_unknown(reader, &["id", "name"], &[]);
         let id = object.required_string(reader, "id");
         let name = object.label(reader, "name", 200);
-        let id = parse_id(id?).map_err(|e| reader.problem(object.path("id"), e.to_string())).ok();
+        let id = parse_id(id?)
+            .map_err(|e| reader.problem(object.path("id"), e.to_string()))
+            .ok();
         Some((id?, name?))
     }
 }

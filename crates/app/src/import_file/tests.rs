@@ -36,14 +36,28 @@ fn api_output_shapes_import_as_they_are() {
     let import = parse(&json!({"products": [product()]}).to_string(), &FixedIds).unwrap();
     let imported = &import.products[0];
     assert_eq!(imported.product.id.as_str(), "prod_1");
-    assert_eq!(imported.product.variants[0].swatch_color.as_ref().unwrap().as_str(), "#0000FF");
+    assert_eq!(
+        imported.product.variants[0]
+            .swatch_color
+            .as_ref()
+            .unwrap()
+            .as_str(),
+        "#0000FF"
+    );
     assert_eq!(imported.product.category.as_ref().unwrap().name, "Cuisine");
-    assert_eq!(imported.stamps.updated_at.unwrap().to_rfc3339(), "2026-01-02T00:00:00.000Z");
+    assert_eq!(
+        imported.stamps.updated_at.unwrap().to_rfc3339(),
+        "2026-01-02T00:00:00.000Z"
+    );
 }
 
 #[test]
 fn minimal_products_get_defaults_and_generated_ids() {
-    let import = parse(&json!({"products": [{"name": "Bol", "priceCents": 100, "taxRate": "5.50"}]}).to_string(), &FixedIds).unwrap();
+    let import = parse(
+        &json!({"products": [{"name": "Bol", "priceCents": 100, "taxRate": "5.50"}]}).to_string(),
+        &FixedIds,
+    )
+    .unwrap();
     let product = &import.products[0].product;
     assert_eq!(product.id.as_str(), "generated");
     assert_eq!(product.list_price, product.price);
@@ -58,7 +72,9 @@ fn every_problem_is_reported_with_its_path() {
     bad["taxRate"] = json!("20");
     bad["colour"] = json!("red");
     bad["category"] = json!({"id": "a b", "name": "x"});
-    let found = problems(json!({"products": [product(), bad], "loyaltyTiers": [{"id": "t", "name": "Or", "minPointsLifetime": 1.5, "color": "gold"}]}));
+    let found = problems(
+        json!({"products": [product(), bad], "loyaltyTiers": [{"id": "t", "name": "Or", "minPointsLifetime": 1.5, "color": "gold"}]}),
+    );
     for expected in [
         "products[1].variants[0].priceCents: expected an integer, found a string",
         "products[1].taxRate: expected a rate",
@@ -67,23 +83,44 @@ fn every_problem_is_reported_with_its_path() {
         "loyaltyTiers[0].minPointsLifetime: expected an integer, found a number",
         "loyaltyTiers[0].color: expected a colour in #RRGGBB form",
     ] {
-        assert!(found.iter().any(|p| p.starts_with(expected)), "missing {expected:?} in {found:#?}");
+        assert!(
+            found.iter().any(|p| p.starts_with(expected)),
+            "missing {expected:?} in {found:#?}"
+        );
     }
 }
 
 #[test]
 fn required_fields_and_negative_prices_are_refused() {
-    let found = problems(json!({"products": [{"priceCents": -1, "taxRate": "20.00", "variants": [{"priceCents": 1}]}]}));
-    assert!(found.contains(&"products[0].name: is required".to_owned()), "{found:?}");
-    assert!(found.contains(&"products[0].priceCents: must not be negative".to_owned()), "{found:?}");
-    assert!(found.contains(&"products[0].variants[0].label: is required".to_owned()), "{found:?}");
+    let found = problems(
+        json!({"products": [{"priceCents": -1, "taxRate": "20.00", "variants": [{"priceCents": 1}]}]}),
+    );
+    assert!(
+        found.contains(&"products[0].name: is required".to_owned()),
+        "{found:?}"
+    );
+    assert!(
+        found.contains(&"products[0].priceCents: must not be negative".to_owned()),
+        "{found:?}"
+    );
+    assert!(
+        found.contains(&"products[0].variants[0].label: is required".to_owned()),
+        "{found:?}"
+    );
 }
 
 #[test]
 fn syntax_errors_and_wrong_roots_are_refused() {
-    assert!(parse("{", &FixedIds).unwrap_err()[0].message.starts_with("not valid JSON"));
+    assert!(
+        parse("{", &FixedIds).unwrap_err()[0]
+            .message
+            .starts_with("not valid JSON")
+    );
     assert_eq!(problems(json!([])), vec!["$: expected an object"]);
-    assert_eq!(problems(json!({"products": {}})), vec!["products: expected an array, found an object"]);
+    assert_eq!(
+        problems(json!({"products": {}})),
+        vec!["products: expected an array, found an object"]
+    );
 }
 
 #[test]
