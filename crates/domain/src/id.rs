@@ -54,6 +54,11 @@ opaque_id!(VariantId);
 opaque_id!(CategoryId);
 opaque_id!(BrandId);
 opaque_id!(TierId);
+opaque_id!(OrderId);
+opaque_id!(OrderItemId);
+opaque_id!(ClientId);
+opaque_id!(TicketId);
+opaque_id!(SpinId);
 
 #[cfg(test)]
 mod tests {

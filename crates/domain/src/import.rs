@@ -7,7 +7,9 @@ use std::collections::HashSet;
 
 use crate::Timestamp;
 use crate::catalogue::Product;
-use crate::loyalty::LoyaltyTier;
+use crate::client::{Client, ClientConfidential};
+use crate::loyalty::{LotteryTicket, LoyaltyTier, Spin};
+use crate::order::{Order, OrderConfidential};
 
 /// Timestamps as given in the file; absent ones default (created: kept or now, updated: now).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -24,11 +26,39 @@ pub struct ImportedProduct {
     pub stamps: GivenStamps,
 }
 
-/// Everything an import file holds that this version can store.
+/// A client from an import file, with its private fields (placeholders for timestamps, as
+/// for products).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ImportedClient {
+    pub client: Client,
+    pub confidential: ClientConfidential,
+    pub stamps: GivenStamps,
+}
+
+/// An order from an import file, with its confidential fields.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ImportedOrder {
+    pub order: Order,
+    pub confidential: OrderConfidential,
+    pub stamps: GivenStamps,
+}
+
+/// A ticket or a spin from an import file; `created_at` as given (absent: kept or now).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ImportedEvent<T> {
+    pub event: T,
+    pub created_at: Option<Timestamp>,
+}
+
+/// Everything an import file holds.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ShopImport {
     pub tiers: Vec<LoyaltyTier>,
     pub products: Vec<ImportedProduct>,
+    pub clients: Vec<ImportedClient>,
+    pub orders: Vec<ImportedOrder>,
+    pub lottery_tickets: Vec<ImportedEvent<LotteryTicket>>,
+    pub spins: Vec<ImportedEvent<Spin>>,
 }
 
 /// A problem in an import file, at a JSON path such as `products[3].variants[0].id`.
@@ -54,48 +84,223 @@ impl std::fmt::Display for ImportProblem {
 }
 
 impl ShopImport {
-    /// Ids that appear twice in the file (products, variants across all products, tiers).
+    /// Ids that appear twice in the file, each with the path of its second occurrence.
     pub fn duplicate_ids(&self) -> Vec<ImportProblem> {
-        let mut problems = Vec::new();
-        let mut products = HashSet::new();
-        let mut variants = HashSet::new();
+        let mut seen = DuplicateFinder::default();
         for (p, imported) in self.products.iter().enumerate() {
-            if !products.insert(imported.product.id.as_str()) {
-                problems.push(ImportProblem::new(
-                    format!("products[{p}].id"),
-                    "duplicate id in this file",
-                ));
-            }
+            seen.check(
+                "products",
+                imported.product.id.as_str(),
+                format!("products[{p}].id"),
+            );
             for (v, variant) in imported.product.variants.iter().enumerate() {
-                if !variants.insert(variant.id.as_str()) {
-                    problems.push(ImportProblem::new(
-                        format!("products[{p}].variants[{v}].id"),
-                        "duplicate id in this file",
-                    ));
-                }
+                seen.check(
+                    "variants",
+                    variant.id.as_str(),
+                    format!("products[{p}].variants[{v}].id"),
+                );
             }
         }
-        let mut tiers = HashSet::new();
         for (t, tier) in self.tiers.iter().enumerate() {
-            if !tiers.insert(tier.id.as_str()) {
-                problems.push(ImportProblem::new(
-                    format!("loyaltyTiers[{t}].id"),
-                    "duplicate id in this file",
-                ));
+            seen.check("tiers", tier.id.as_str(), format!("loyaltyTiers[{t}].id"));
+        }
+        for (c, imported) in self.clients.iter().enumerate() {
+            seen.check(
+                "clients",
+                imported.client.id.as_str(),
+                format!("clients[{c}].id"),
+            );
+        }
+        for (o, imported) in self.orders.iter().enumerate() {
+            seen.check(
+                "orders",
+                imported.order.id.as_str(),
+                format!("orders[{o}].id"),
+            );
+            for (i, item) in imported.order.items.iter().enumerate() {
+                seen.check(
+                    "items",
+                    item.id.as_str(),
+                    format!("orders[{o}].items[{i}].id"),
+                );
             }
         }
-        problems
+        for (t, ticket) in self.lottery_tickets.iter().enumerate() {
+            seen.check(
+                "tickets",
+                ticket.event.id.as_str(),
+                format!("lotteryTickets[{t}].id"),
+            );
+        }
+        for (s, spin) in self.spins.iter().enumerate() {
+            seen.check("spins", spin.event.id.as_str(), format!("spins[{s}].id"));
+        }
+        seen.problems
     }
 }
 
-/// What to do with one imported product.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum ProductImportDecision {
-    Unchanged,
-    /// Write this product: the stored variants that the file does not mention are kept, the
-    /// ones it mentions are replaced.
-    Write(Box<Product>),
+#[derive(Default)]
+struct DuplicateFinder {
+    seen: HashSet<(&'static str, String)>,
+    problems: Vec<ImportProblem>,
 }
+
+impl DuplicateFinder {
+    fn check(&mut self, kind: &'static str, id: &str, path: String) {
+        if !self.seen.insert((kind, id.to_owned())) {
+            self.problems
+                .push(ImportProblem::new(path, "duplicate id in this file"));
+        }
+    }
+}
+
+/// What to do with one imported row.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ImportDecision<T> {
+    Unchanged,
+    Write(Box<T>),
+}
+
+/// The timestamps a row is stored with.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Stamps {
+    pub created_at: Timestamp,
+    pub updated_at: Timestamp,
+}
+
+/// The one rule for timestamps of an upsert: `None` (leave the row alone) when the content is
+/// the same and the file's timestamps, where given, equal the stored ones; otherwise the given
+/// ones, defaulting to the stored `created_at` (or now) and to now for `updated_at`.
+pub fn resolve_stamps(
+    stored: Option<Stamps>,
+    given: GivenStamps,
+    same_content: bool,
+    now: Timestamp,
+) -> Option<Stamps> {
+    if let Some(stored) = stored {
+        let stamps_match = given.created_at.is_none_or(|at| at == stored.created_at)
+            && given.updated_at.is_none_or(|at| at == stored.updated_at);
+        if same_content && stamps_match {
+            return None;
+        }
+    }
+    Some(Stamps {
+        created_at: given
+            .created_at
+            .or(stored.map(|s| s.created_at))
+            .unwrap_or(now),
+        updated_at: given.updated_at.unwrap_or(now),
+    })
+}
+
+fn without_stamps<T: Clone>(value: &T, clear: impl Fn(&mut T)) -> T {
+    let mut copy = value.clone();
+    clear(&mut copy);
+    copy
+}
+
+/// Orders: the file's items replace the stored ones (an order's lines are one fact).
+pub fn decide_order_import(
+    existing: Option<(&Order, &OrderConfidential)>,
+    incoming: ImportedOrder,
+    now: Timestamp,
+) -> ImportDecision<(Order, OrderConfidential)> {
+    let ImportedOrder {
+        mut order,
+        confidential,
+        stamps,
+    } = incoming;
+    let clear = |o: &mut Order| {
+        o.created_at = Timestamp::from_millis(0);
+        o.updated_at = Timestamp::from_millis(0);
+    };
+    let same = existing.is_some_and(|(stored, stored_confidential)| {
+        without_stamps(stored, clear) == without_stamps(&order, clear)
+            && *stored_confidential == confidential
+    });
+    let stored = existing.map(|(o, _)| Stamps {
+        created_at: o.created_at,
+        updated_at: o.updated_at,
+    });
+    match resolve_stamps(stored, stamps, same, now) {
+        None => ImportDecision::Unchanged,
+        Some(resolved) => {
+            order.created_at = resolved.created_at;
+            order.updated_at = resolved.updated_at;
+            ImportDecision::Write(Box::new((order, confidential)))
+        }
+    }
+}
+
+pub fn decide_client_import(
+    existing: Option<(&Client, &ClientConfidential)>,
+    incoming: ImportedClient,
+    now: Timestamp,
+) -> ImportDecision<(Client, ClientConfidential)> {
+    let ImportedClient {
+        mut client,
+        confidential,
+        stamps,
+    } = incoming;
+    let clear = |c: &mut Client| {
+        c.created_at = Timestamp::from_millis(0);
+        c.updated_at = Timestamp::from_millis(0);
+    };
+    let same = existing.is_some_and(|(stored, stored_confidential)| {
+        without_stamps(stored, clear) == without_stamps(&client, clear)
+            && *stored_confidential == confidential
+    });
+    let stored = existing.map(|(c, _)| Stamps {
+        created_at: c.created_at,
+        updated_at: c.updated_at,
+    });
+    match resolve_stamps(stored, stamps, same, now) {
+        None => ImportDecision::Unchanged,
+        Some(resolved) => {
+            client.created_at = resolved.created_at;
+            client.updated_at = resolved.updated_at;
+            ImportDecision::Write(Box::new((client, confidential)))
+        }
+    }
+}
+
+/// Tickets and spins only have a creation time.
+pub trait Event: Clone + PartialEq {
+    fn created_at_mut(&mut self) -> &mut Timestamp;
+}
+
+impl Event for LotteryTicket {
+    fn created_at_mut(&mut self) -> &mut Timestamp {
+        &mut self.created_at
+    }
+}
+
+impl Event for Spin {
+    fn created_at_mut(&mut self) -> &mut Timestamp {
+        &mut self.created_at
+    }
+}
+
+pub fn decide_event_import<T: Event>(
+    existing: Option<&T>,
+    incoming: ImportedEvent<T>,
+    now: Timestamp,
+) -> ImportDecision<T> {
+    let ImportedEvent {
+        mut event,
+        created_at,
+    } = incoming;
+    let stored_at = existing.map(|stored| *stored.clone().created_at_mut());
+    *event.created_at_mut() = created_at.or(stored_at).unwrap_or(now);
+    match existing {
+        Some(stored) if *stored == event => ImportDecision::Unchanged,
+        _ => ImportDecision::Write(Box::new(event)),
+    }
+}
+
+/// What to do with one imported product: when written, the stored variants that the file does
+/// not mention are kept and the ones it mentions are replaced.
+pub type ProductImportDecision = ImportDecision<Product>;
 
 fn same_content(existing: &Product, incoming: &Product) -> bool {
     let mut existing_fields = existing.clone();
@@ -121,12 +326,15 @@ pub fn decide_product_import(
         mut product,
         stamps,
     } = incoming;
+    let same = existing.is_some_and(|stored| same_content(stored, &product));
+    let stored = existing.map(|p| Stamps {
+        created_at: p.created_at,
+        updated_at: p.updated_at,
+    });
+    let Some(resolved) = resolve_stamps(stored, stamps, same, now) else {
+        return ImportDecision::Unchanged;
+    };
     if let Some(stored) = existing {
-        let stamps_match = stamps.created_at.is_none_or(|at| at == stored.created_at)
-            && stamps.updated_at.is_none_or(|at| at == stored.updated_at);
-        if stamps_match && same_content(stored, &product) {
-            return ProductImportDecision::Unchanged;
-        }
         let mentioned: HashSet<_> = product.variants.iter().map(|v| v.id.clone()).collect();
         let kept = stored
             .variants
@@ -135,13 +343,10 @@ pub fn decide_product_import(
             .cloned();
         product.variants.extend(kept.collect::<Vec<_>>());
     }
-    product.created_at = stamps
-        .created_at
-        .or(existing.map(|stored| stored.created_at))
-        .unwrap_or(now);
-    product.updated_at = stamps.updated_at.unwrap_or(now);
+    product.created_at = resolved.created_at;
+    product.updated_at = resolved.updated_at;
     product.sort_variants();
-    ProductImportDecision::Write(Box::new(product))
+    ImportDecision::Write(Box::new(product))
 }
 
 #[cfg(test)]
@@ -256,8 +461,8 @@ mod tests {
     #[test]
     fn duplicate_ids_are_reported_with_their_path() {
         let import = ShopImport {
-            tiers: vec![],
             products: vec![imported(stored()), imported(stored())],
+            ..ShopImport::default()
         };
         let paths: Vec<_> = import.duplicate_ids().into_iter().map(|p| p.path).collect();
         assert_eq!(
@@ -267,6 +472,63 @@ mod tests {
                 "products[1].variants[0].id",
                 "products[1].variants[1].id"
             ]
+        );
+    }
+
+    fn ticket(created_at: i64) -> LotteryTicket {
+        LotteryTicket {
+            id: crate::id::TicketId::parse("t1").unwrap(),
+            client_id: crate::id::ClientId::parse("c1").unwrap(),
+            order_id: None,
+            created_at: Timestamp::from_millis(created_at),
+        }
+    }
+
+    #[test]
+    fn an_event_without_a_given_time_keeps_its_stored_time() {
+        let stored = ticket(1_000);
+        let again = ImportedEvent {
+            event: ticket(0),
+            created_at: None,
+        };
+        assert_eq!(
+            decide_event_import(Some(&stored), again, NOW),
+            ImportDecision::Unchanged
+        );
+        let fresh = ImportedEvent {
+            event: ticket(0),
+            created_at: None,
+        };
+        assert_eq!(
+            decide_event_import(None, fresh, NOW),
+            ImportDecision::Write(Box::new(ticket(NOW.millis())))
+        );
+        let moved = ImportedEvent {
+            event: ticket(0),
+            created_at: Some(Timestamp::from_millis(2_000)),
+        };
+        assert!(matches!(
+            decide_event_import(Some(&stored), moved, NOW),
+            ImportDecision::Write(_)
+        ));
+    }
+
+    #[test]
+    fn a_changed_confidential_field_is_a_change_too() {
+        let stamps = Stamps {
+            created_at: Timestamp::from_millis(1),
+            updated_at: Timestamp::from_millis(2),
+        };
+        assert_eq!(
+            resolve_stamps(Some(stamps), GivenStamps::default(), true, NOW),
+            None
+        );
+        assert_eq!(
+            resolve_stamps(Some(stamps), GivenStamps::default(), false, NOW),
+            Some(Stamps {
+                created_at: Timestamp::from_millis(1),
+                updated_at: NOW
+            })
         );
     }
 }

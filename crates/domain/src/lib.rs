@@ -8,11 +8,13 @@
 pub mod access;
 pub mod api_key;
 pub mod catalogue;
+pub mod client;
 pub mod color;
 pub mod id;
 pub mod import;
 pub mod loyalty;
 pub mod money;
+pub mod order;
 pub mod pagination;
 pub mod scope;
 pub mod shop;

@@ -5,21 +5,33 @@ use shop_domain::import::{ImportProblem, ShopImport};
 
 use crate::StoreError;
 
-/// What an import wrote.
+/// Rows of one kind that an import wrote or found unchanged.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ImportCounts {
+    pub written: usize,
+    pub unchanged: usize,
+}
+
+/// What an import did, per kind of row.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct ImportReport {
-    pub products_written: usize,
-    pub products_unchanged: usize,
-    pub tiers_written: usize,
-    pub tiers_unchanged: usize,
+    pub tiers: ImportCounts,
+    pub products: ImportCounts,
+    pub clients: ImportCounts,
+    pub orders: ImportCounts,
+    pub lottery_tickets: ImportCounts,
+    pub spins: ImportCounts,
 }
 
 #[derive(Debug, thiserror::Error)]
 pub enum ImportStoreError {
-    /// Ids in the file that belong to another shop (ids are unique across shops). Nothing was
-    /// written.
-    #[error("ids belong to another shop")]
-    ForeignIds(Vec<ImportProblem>),
+    /// Problems only the store can see, each at its JSON path; nothing was written. Ids that
+    /// belong to another shop (ids are unique across shops), a variant id of another product,
+    /// and references to rows that exist neither in the file nor in the shop (an order's
+    /// `clientId`, an item's `productId`/`variantId`, a ticket's or spin's `clientId` and
+    /// `orderId`).
+    #[error("the file refers to rows it may not")]
+    Rejected(Vec<ImportProblem>),
     #[error(transparent)]
     Store(#[from] StoreError),
 }
@@ -27,9 +39,9 @@ pub enum ImportStoreError {
 #[cfg_attr(feature = "mocks", mockall::automock)]
 #[async_trait]
 pub trait ImportRepository: Send + Sync {
-    /// Upserts the data into the shop in ONE transaction, deciding each product with
-    /// `shop_domain::import::decide_product_import` against what is stored: either all of it
-    /// is applied or nothing is.
+    /// Upserts the data into the shop in ONE transaction, deciding each row with the
+    /// `shop_domain::import::decide_*` rules against what is stored: either all of it is
+    /// applied or nothing is.
     async fn import(
         &self,
         shop: &ShopId,

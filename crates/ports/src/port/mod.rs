@@ -1,23 +1,35 @@
 //! Outbound ports.
 
 mod catalogue;
+mod clients;
 mod import;
 mod keys;
+mod loyalty;
+mod orders;
 mod runtime;
 mod shops;
 
 pub use catalogue::CatalogueRepository;
-pub use import::{ImportReport, ImportRepository, ImportStoreError};
+pub use clients::ClientRepository;
+pub use import::{ImportCounts, ImportReport, ImportRepository, ImportStoreError};
 pub use keys::{ApiKeyStore, HashError, KeyMaterial, SecretHasher};
+pub use loyalty::LoyaltyRepository;
+pub use orders::OrderRepository;
 pub use runtime::{Clock, IdGenerator};
 pub use shops::ShopStore;
 
 #[cfg(feature = "mocks")]
 pub use catalogue::MockCatalogueRepository;
 #[cfg(feature = "mocks")]
+pub use clients::MockClientRepository;
+#[cfg(feature = "mocks")]
 pub use import::MockImportRepository;
 #[cfg(feature = "mocks")]
 pub use keys::{MockApiKeyStore, MockKeyMaterial, MockSecretHasher};
+#[cfg(feature = "mocks")]
+pub use loyalty::MockLoyaltyRepository;
+#[cfg(feature = "mocks")]
+pub use orders::MockOrderRepository;
 #[cfg(feature = "mocks")]
 pub use runtime::{MockClock, MockIdGenerator};
 #[cfg(feature = "mocks")]

@@ -6,16 +6,8 @@ use shop_domain::catalogue::{ProductListQuery, ProductListing, product_cursor};
 use shop_domain::id::{ProductId, ShopId};
 use shop_domain::pagination::Page;
 
-use crate::StoreError;
+use super::ReadError;
 use crate::port::CatalogueRepository;
-
-#[derive(Debug, thiserror::Error)]
-pub enum CatalogueError {
-    #[error("product not found")]
-    NotFound,
-    #[error(transparent)]
-    Store(#[from] StoreError),
-}
 
 pub struct ProductCatalogue {
     repository: Arc<dyn CatalogueRepository>,
@@ -32,7 +24,7 @@ impl ProductCatalogue {
         &self,
         shop: &ShopId,
         query: &ProductListQuery,
-    ) -> Result<Page<ProductListing>, CatalogueError> {
+    ) -> Result<Page<ProductListing>, ReadError> {
         let rows = self.repository.list_products(shop, query).await?;
         let page = Page::from_overfetch(rows, query.limit, |product| product_cursor(&product.id));
         let show_inactive = query.active.shows_inactive_variants();
@@ -40,12 +32,12 @@ impl ProductCatalogue {
     }
 
     /// One product with all its variants. An id that cannot exist is simply not found.
-    pub async fn get(&self, shop: &ShopId, id: &str) -> Result<ProductListing, CatalogueError> {
-        let id = ProductId::parse(id).map_err(|_| CatalogueError::NotFound)?;
+    pub async fn get(&self, shop: &ShopId, id: &str) -> Result<ProductListing, ReadError> {
+        let id = ProductId::parse(id).map_err(|_| ReadError::NotFound)?;
         let product = self.repository.find_product(shop, &id).await?;
         product
             .map(|p| p.into_listing(true))
-            .ok_or(CatalogueError::NotFound)
+            .ok_or(ReadError::NotFound)
     }
 }
 
@@ -186,11 +178,11 @@ mod tests {
         let catalogue = ProductCatalogue::new(Arc::new(repository));
         assert!(matches!(
             catalogue.get(&shop(), "p404").await,
-            Err(CatalogueError::NotFound)
+            Err(ReadError::NotFound)
         ));
         assert!(matches!(
             catalogue.get(&shop(), "not/an id").await,
-            Err(CatalogueError::NotFound)
+            Err(ReadError::NotFound)
         ));
     }
 }

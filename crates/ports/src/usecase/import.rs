@@ -58,7 +58,7 @@ impl ImportShopData {
             .await
         {
             Ok(report) => Ok(report),
-            Err(ImportStoreError::ForeignIds(problems)) => Err(ImportError::Invalid(problems)),
+            Err(ImportStoreError::Rejected(problems)) => Err(ImportError::Invalid(problems)),
             Err(ImportStoreError::Store(error)) => Err(error.into()),
         }
     }
@@ -72,7 +72,7 @@ mod tests {
     use shop_domain::shop::{Shop, SubscriptionStatus};
 
     use super::*;
-    use crate::port::{MockClock, MockImportRepository, MockShopStore};
+    use crate::port::{ImportCounts, MockClock, MockImportRepository, MockShopStore};
 
     fn tier(id: &str) -> LoyaltyTier {
         LoyaltyTier {
@@ -103,7 +103,7 @@ mod tests {
     async fn duplicate_ids_refuse_the_file_before_any_write() {
         let data = ShopImport {
             tiers: vec![tier("t1"), tier("t1")],
-            products: vec![],
+            ..ShopImport::default()
         };
         let result = use_case(MockImportRepository::new())
             .run(&ShopSlug::parse("b").unwrap(), data)
@@ -121,14 +121,14 @@ mod tests {
     async fn foreign_ids_are_reported_as_file_problems() {
         let mut repository = MockImportRepository::new();
         repository.expect_import().returning(|_, _, _| {
-            Err(ImportStoreError::ForeignIds(vec![ImportProblem::new(
+            Err(ImportStoreError::Rejected(vec![ImportProblem::new(
                 "loyaltyTiers[0].id",
                 "belongs to another shop",
             )]))
         });
         let data = ShopImport {
             tiers: vec![tier("t1")],
-            products: vec![],
+            ..ShopImport::default()
         };
         let result = use_case(repository)
             .run(&ShopSlug::parse("b").unwrap(), data)
@@ -147,18 +147,21 @@ mod tests {
             .times(1)
             .returning(|_, _, _| {
                 Ok(ImportReport {
-                    tiers_written: 1,
+                    tiers: ImportCounts {
+                        written: 1,
+                        unchanged: 0,
+                    },
                     ..ImportReport::default()
                 })
             });
         let data = ShopImport {
             tiers: vec![tier("t1")],
-            products: vec![],
+            ..ShopImport::default()
         };
         let report = use_case(repository)
             .run(&ShopSlug::parse("b").unwrap(), data)
             .await
             .unwrap();
-        assert_eq!(report.tiers_written, 1);
+        assert_eq!(report.tiers.written, 1);
     }
 }

@@ -2,12 +2,20 @@
 
 pub mod authenticate;
 pub mod catalogue;
+pub mod clients;
 pub mod import;
 pub mod keys;
+pub mod loyalty;
+pub mod orders;
+mod read_error;
 pub mod shops;
 
 pub use authenticate::{AuthError, AuthStats, Authenticator, Principal};
-pub use catalogue::{CatalogueError, ProductCatalogue};
+pub use catalogue::ProductCatalogue;
+pub use clients::ClientDirectory;
 pub use import::{ImportError, ImportShopData};
 pub use keys::{CreatedKey, KeyAdmin, KeyAdminError, NewKey};
+pub use loyalty::{LoyaltyOverview, LoyaltySummary};
+pub use orders::OrderHistory;
+pub use read_error::ReadError;
 pub use shops::{NewShop, ShopAdmin, ShopAdminError, ShopChange};
