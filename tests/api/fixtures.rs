@@ -46,3 +46,75 @@ pub fn bare_product(id: &str, name: &str) -> Value {
 pub fn products(list: Vec<Value>) -> Value {
     json!({"products": list})
 }
+
+/// Secret values planted in the confidential fields: no response may contain them.
+pub const SECRETS: [&str; 7] = [
+    "sig-secret-1", "sig-prev-0", "note-secret", "pi_secret_1", "client-note-secret", "anon-secret", "987654321",
+];
+
+fn item(id: &str, variant: &str, quantity: i64) -> Value {
+    json!({"id": id, "productId": "p_sale", "variantId": variant, "productName": "Tasse", "unitPriceCents": 450,
+           "quantity": quantity, "totalCents": 450 * quantity, "taxRate": "20.00", "taxAmountCents": 75 * quantity,
+           "refunded": null})
+}
+
+fn order(id: &str, source: &str, status: &str, payment: &str, client: Option<&str>, at: &str, items: Vec<Value>) -> Value {
+    let paid = payment != "pending";
+    json!({
+        "id": id, "orderNumber": 100 + id.len() as i64, "source": source, "status": status, "paymentStatus": payment,
+        "subtotalCents": 900, "discountAmountCents": 0, "taxAmountCents": 150, "totalCents": 900,
+        "paymentMethod": if paid { json!("card") } else { Value::Null },
+        "paidAt": if paid { json!(at) } else { Value::Null },
+        "customer": null, "clientId": client, "items": items, "createdAt": at, "updatedAt": at,
+        "signature": "sig-secret-1", "previousSignature": "sig-prev-0", "cumulativeTotalTTCSnapshot": 987654321,
+        "internalNote": "note-secret", "paymentIntentId": "pi_secret_1"
+    })
+}
+
+/// Three clients, five orders and loyalty data. Newest first, the orders are o5, o4 (same
+/// instant as o5), o3, o2 (the last millisecond of 10 March), o1.
+pub fn sales() -> Value {
+    let client = |id: &str, name: &str, phone: &str, email: &str, lifetime: i64| {
+        json!({"id": id, "name": name, "displayName": null, "phone": phone, "email": email,
+               "billing": {"company": null, "vatNumber": null, "address": "1 rue Haute", "city": "Nantes", "postalCode": "44000", "country": "FR"},
+               "birthDate": "1990-04-17",
+               "loyalty": {"points": 120, "expiresAt": null, "pointsLifetime": lifetime, "pointsAllTime": lifetime + 10,
+                           "tierAchievedAt": "2026-02-01T10:00:00.000Z"},
+               "receiptByEmail": true, "tags": ["fidèle"], "createdAt": "2026-01-01T00:00:00.000Z",
+               "updatedAt": "2026-01-02T00:00:00.000Z", "note": "client-note-secret", "anonymousClientId": "anon-secret"})
+    };
+    let tickets: Vec<Value> = (0..13)
+        .map(|n| json!({"id": format!("t{n:02}"), "clientId": "c1", "orderId": if n % 2 == 0 { json!("o1") } else { Value::Null },
+                        "createdAt": format!("2026-03-{:02}T08:00:00.000Z", 1 + n / 2)}))
+        .collect();
+    let spins: Vec<Value> = (0..12)
+        .map(|n| json!({"id": format!("s{n:02}"), "clientId": "c1", "orderId": "o1", "won": n % 3 == 0,
+                        "prizeLabel": if n % 3 == 0 { json!("Bougie") } else { Value::Null },
+                        "prizeType": if n % 3 == 0 { json!("product") } else { Value::Null },
+                        "createdAt": format!("2026-03-{:02}T09:00:00.000Z", 1 + n)}))
+        .collect();
+    json!({
+        "loyaltyTiers": [
+            {"id": "tier_silver", "name": "Argent", "minPointsLifetime": 500, "color": "#C0C0C0"},
+            {"id": "tier_gold", "name": "Or", "minPointsLifetime": 2000, "color": "#FFD700"}
+        ],
+        "products": [{
+            "id": "p_sale", "name": "Tasse", "priceCents": 450, "taxRate": "20.00",
+            "variants": [{"id": "v_blue", "label": "Bleu", "priceCents": 450}, {"id": "v_red", "label": "Rouge", "priceCents": 450}]
+        }],
+        "clients": [
+            client("c1", "Marie Dupont", "06 12 34 56 78", "marie.dupont@example.com", 875),
+            client("c2", "Lucas Martin", "+33 7 98 76 54 32", "lucas@example.org", 100),
+            client("c3", "Élodie Petit", "01.44.55.66.77", "elodie@example.fr", 5000)
+        ],
+        "orders": [
+            order("o1", "pos", "completed", "paid", Some("c1"), "2026-03-10T00:00:00.000Z", vec![item("o1_i1", "v_blue", 1), item("o1_i2", "v_red", 2)]),
+            order("o2", "online", "pending", "pending", Some("c2"), "2026-03-10T23:59:59.999Z", vec![item("o2_i1", "v_blue", 2)]),
+            order("o3", "click-collect", "ready", "paid", None, "2026-03-11T00:00:00.000Z", vec![item("o3_i1", "v_red", 2)]),
+            order("o4", "pos", "cancelled", "refunded", Some("c1"), "2026-03-12T12:00:00.000Z", vec![item("o4_i1", "v_red", 2)]),
+            order("o5", "online", "completed", "paid", Some("c1"), "2026-03-12T12:00:00.000Z", vec![item("o5_i1", "v_blue", 2)])
+        ],
+        "lotteryTickets": tickets,
+        "spins": spins
+    })
+}

@@ -7,8 +7,11 @@
 mod support;
 
 mod auth;
+mod clients;
 mod errors;
 mod fixtures;
+mod loyalty;
 mod me;
+mod orders;
 mod products;
 mod products_paging;

@@ -5,6 +5,9 @@
 //! rather than ignored, because a misspelt field would otherwise be lost silently; computed
 //! output fields (`stockQuantity`) are accepted and ignored, so that API output re-imports.
 
+mod clients;
+mod loyalty;
+mod orders;
 mod reader;
 
 use serde_json::Value;
@@ -83,22 +86,27 @@ fn read_root(reader: &mut Reader<'_>, root: &Value) -> ShopImport {
         return ShopImport::default();
     };
     object.refuse_unknown(reader, TOP_LEVEL, &[]);
-    for key in NOT_YET_STORED {
-        if !object.items(reader, key).is_empty() {
-            reader.problem(key.to_string(), "not importable by this version yet (orders, clients and loyalty data land with the next release)");
-        }
+    ShopImport {
+        tiers: read_all(reader, &object, "loyaltyTiers", read_tier),
+        products: read_all(reader, &object, "products", read_product),
+        clients: read_all(reader, &object, "clients", clients::read_client),
+        orders: read_all(reader, &object, "orders", orders::read_order),
+        lottery_tickets: read_all(reader, &object, "lotteryTickets", loyalty::read_ticket),
+        spins: read_all(reader, &object, "spins", loyalty::read_spin),
     }
-    let tiers = object
-        .items(reader, "loyaltyTiers")
+}
+
+fn read_all<T>(
+    reader: &mut Reader<'_>,
+    object: &Object<'_>,
+    key: &str,
+    read: impl Fn(&mut Reader<'_>, &str, &Value) -> Option<T>,
+) -> Vec<T> {
+    object
+        .items(reader, key)
         .into_iter()
-        .filter_map(|(path, value)| read_tier(reader, &path, value))
-        .collect();
-    let products = object
-        .items(reader, "products")
-        .into_iter()
-        .filter_map(|(path, value)| read_product(reader, &path, value))
-        .collect();
-    ShopImport { tiers, products }
+        .filter_map(|(path, value)| read(reader, &path, value))
+        .collect()
 }
 
 fn read_tier(reader: &mut Reader<'_>, path: &str, value: &Value) -> Option<LoyaltyTier> {

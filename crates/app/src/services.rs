@@ -6,7 +6,10 @@ use anyhow::Context;
 use shop_http::ApiState;
 use shop_persistence::{Database, DatabaseUrl, PoolOptions};
 use shop_ports::port::{Clock, SecretHasher};
-use shop_ports::usecase::{Authenticator, ImportShopData, KeyAdmin, ProductCatalogue, ShopAdmin};
+use shop_ports::usecase::{
+    Authenticator, ClientDirectory, ImportShopData, KeyAdmin, LoyaltyOverview, OrderHistory, ProductCatalogue,
+    ShopAdmin,
+};
 
 use crate::adapters::{Argon2Hasher, OsKeyMaterial, SystemClock, UuidV7Ids};
 
@@ -15,6 +18,9 @@ pub struct Services {
     pub clock: Arc<dyn Clock>,
     pub authenticator: Arc<Authenticator>,
     pub catalogue: Arc<ProductCatalogue>,
+    pub orders: Arc<OrderHistory>,
+    pub clients: Arc<ClientDirectory>,
+    pub loyalty: Arc<LoyaltyOverview>,
     pub shops: ShopAdmin,
     pub keys: KeyAdmin,
     pub import: ImportShopData,
@@ -43,6 +49,9 @@ impl Services {
                 clock.clone(),
             )),
             catalogue: Arc::new(ProductCatalogue::new(store.clone())),
+            orders: Arc::new(OrderHistory::new(store.clone())),
+            clients: Arc::new(ClientDirectory::new(store.clone())),
+            loyalty: Arc::new(LoyaltyOverview::new(store.clone(), store.clone())),
             shops: ShopAdmin::new(store.clone(), ids, clock.clone()),
             keys: KeyAdmin::new(
                 store.clone(),

@@ -12,7 +12,7 @@ use shop_domain::api_key::KeyPrefix;
 use shop_domain::scope::ScopeSet;
 use shop_domain::shop::{ShopSlug, SubscriptionStatus};
 
-pub use run::run;
+pub use run::{describe, run};
 
 use crate::telemetry::LogFormat;
 

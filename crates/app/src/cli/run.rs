@@ -3,6 +3,7 @@
 use std::io::Write;
 
 use anyhow::Context;
+use shop_ports::port::ImportReport;
 use shop_ports::usecase::{ImportError, NewKey, NewShop, ShopChange};
 
 use super::{Cli, Command, KeyCommand, ServeArgs, ShopCommand};
@@ -46,16 +47,28 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
                     ImportError::Invalid(problems) => refusal(&problems),
                     other => other.into(),
                 })?;
-            eprintln!(
-                "imported into {shop}: {} product(s) written, {} unchanged; {} tier(s) written, {} unchanged",
-                report.products_written,
-                report.products_unchanged,
-                report.tiers_written,
-                report.tiers_unchanged
-            );
+            eprintln!("imported into {shop}: {}", describe(&report));
             Ok(())
         }
     }
+}
+
+/// `3 product(s) written, 1 unchanged; ...`, one clause per kind the file had.
+pub fn describe(report: &ImportReport) -> String {
+    let kinds = [
+        ("tier(s)", report.tiers),
+        ("product(s)", report.products),
+        ("client(s)", report.clients),
+        ("order(s)", report.orders),
+        ("lottery ticket(s)", report.lottery_tickets),
+        ("spin(s)", report.spins),
+    ];
+    let clauses: Vec<String> = kinds
+        .iter()
+        .filter(|(_, counts)| counts.written + counts.unchanged > 0)
+        .map(|(kind, counts)| format!("{} {kind} written, {} unchanged", counts.written, counts.unchanged))
+        .collect();
+    if clauses.is_empty() { "nothing to import".to_owned() } else { clauses.join("; ") }
 }
 
 fn refusal(problems: &[shop_domain::import::ImportProblem]) -> anyhow::Error {

@@ -207,6 +207,14 @@ impl<'v> Object<'v> {
         }
     }
 
+    pub fn required_bool(&self, reader: &mut Reader<'_>, key: &str) -> Option<bool> {
+        if self.get(key).is_none() {
+            reader.problem(self.path(key), "is required");
+            return None;
+        }
+        self.optional_bool(reader, key)
+    }
+
     pub fn optional_parsed<T, E: Display>(
         &self,
         reader: &mut Reader<'_>,
@@ -244,6 +252,20 @@ impl<'v> Object<'v> {
             }
         }
         strings
+    }
+
+    /// An optional nested object (absent or null: `None`).
+    pub fn child(&self, reader: &mut Reader<'_>, key: &str) -> Option<Object<'v>> {
+        let value = self.get(key)?;
+        reader.object(value, &self.path(key))
+    }
+
+    /// A field the API always outputs as `null` in this version (`customer`, `refunded`):
+    /// accepted when null, refused otherwise rather than silently dropped.
+    pub fn null_only(&self, reader: &mut Reader<'_>, key: &str) {
+        if self.get(key).is_some() {
+            reader.problem(self.path(key), "must be null: this version stores no value here");
+        }
     }
 
     /// An optional `{id, name}` object (category, brand).

@@ -124,8 +124,58 @@ fn syntax_errors_and_wrong_roots_are_refused() {
 }
 
 #[test]
-fn data_of_later_releases_is_refused_not_dropped() {
-    let found = problems(json!({"orders": [{"id": "o1"}], "clients": []}));
-    assert_eq!(found.len(), 1, "{found:?}");
-    assert!(found[0].starts_with("orders: not importable"));
+fn orders_keep_their_confidential_fields_apart() {
+    let order = json!({
+        "id": "o1", "orderNumber": 7, "source": "click-collect", "status": "ready", "paymentStatus": "paid",
+        "totalCents": 900, "paidAt": "2026-05-01T10:00:00Z", "customer": null, "clientId": "c1",
+        "signature": "sig", "previousSignature": null, "cumulativeTotalTTCSnapshot": 12345,
+        "internalNote": "fragile", "paymentIntentId": "pi_1",
+        "items": [{"id": "i1", "productId": "p1", "variantId": "v1", "productName": "Bol", "unitPriceCents": 300,
+                   "quantity": 3, "taxRate": "20.00", "refunded": null}]
+    });
+    let import = parse(&json!({"orders": [order]}).to_string(), &FixedIds).unwrap();
+    let imported = &import.orders[0];
+    assert_eq!(imported.order.items[0].total.get(), 900, "total defaults to unit x quantity");
+    assert_eq!(imported.order.subtotal.get(), 900);
+    assert_eq!(imported.confidential.signature.as_deref(), Some("sig"));
+    assert_eq!(imported.confidential.cumulative_total_ttc_snapshot, Some(12_345));
+    assert_eq!(imported.confidential.payment_intent_id.as_deref(), Some("pi_1"));
+}
+
+#[test]
+fn order_problems_are_reported_with_their_paths() {
+    let found = problems(json!({"orders": [{
+        "orderNumber": "7", "source": "shop", "status": "done", "paymentStatus": "paid", "totalCents": 1,
+        "customer": {"name": "x"}, "items": [{"productId": "p1", "productName": "Bol", "unitPriceCents": 1, "quantity": 1, "taxRate": "20.00", "refunded": {}}]
+    }]}));
+    for expected in [
+        "orders[0].orderNumber: expected an integer",
+        "orders[0].source: must be one of pos, click-collect, online",
+        "orders[0].status: must be one of pending, preparing, ready, completed, cancelled",
+        "orders[0].customer: must be null",
+        "orders[0].items[0].variantId: is required",
+        "orders[0].items[0].refunded: must be null",
+    ] {
+        assert!(found.iter().any(|p| p.starts_with(expected)), "missing {expected:?} in {found:#?}");
+    }
+}
+
+#[test]
+fn clients_tickets_and_spins_parse_with_defaults() {
+    let data = json!({
+        "clients": [{"id": "c1", "name": "Marie", "phone": "06 12 34 56 78", "note": "VIP", "anonymousClientId": "a1",
+                     "loyalty": {"pointsLifetime": 600, "tierAchievedAt": "2026-01-01T00:00:00Z"}}],
+        "lotteryTickets": [{"id": "t1", "clientId": "c1", "orderId": null}],
+        "spins": [{"id": "s1", "clientId": "c1", "won": true, "prizeLabel": "Bougie", "prizeType": "product"}]
+    });
+    let import = parse(&data.to_string(), &FixedIds).unwrap();
+    let client = &import.clients[0];
+    assert_eq!(client.client.billing.country, "FR");
+    assert_eq!(client.client.loyalty.points_lifetime, 600);
+    assert_eq!(client.confidential.note.as_deref(), Some("VIP"));
+    assert_eq!(import.lottery_tickets[0].created_at, None);
+    assert!(import.spins[0].event.won);
+    let found = problems(json!({"spins": [{"id": "s1", "clientId": "c1"}], "clients": [{"name": "M", "birthDate": "17/04/1990"}]}));
+    assert!(found.contains(&"spins[0].won: is required".to_owned()), "{found:?}");
+    assert!(found.iter().any(|p| p.starts_with("clients[0].birthDate: expected a date")), "{found:?}");
 }

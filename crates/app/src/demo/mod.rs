@@ -6,6 +6,8 @@ use shop_domain::scope::ScopeSet;
 use shop_domain::shop::{ShopSlug, SubscriptionStatus};
 use shop_ports::usecase::{NewKey, NewShop, ShopAdminError};
 
+mod customers;
+
 use crate::adapters::UuidV7Ids;
 use crate::import_file;
 use crate::services::Services;
@@ -31,7 +33,7 @@ pub async fn prepare(services: &Services) -> anyhow::Result<String> {
             let data = import_file::parse(&catalogue().to_string(), &UuidV7Ids)
                 .map_err(|problems| anyhow::anyhow!("demo data is invalid: {problems:?}"))?;
             let report = services.import.run(&slug, data).await?;
-            tracing::info!(products = report.products_written, "created the demo shop");
+            tracing::info!(summary = %crate::cli::describe(&report), "created the demo shop");
         }
         Err(other) => return Err(other.into()),
     }
@@ -78,6 +80,8 @@ const FINISHES: [&str; 5] = ["naturel", "bleu nuit", "terracotta", "sauge", "ivo
 const SIZES: [&str; 5] = ["XS", "S", "M", "L", "XL"];
 const SWATCHES: [&str; 5] = ["#E8DCC8", "#1B2A4A", "#C4622D", "#9CAF88", "#FFFFF0"];
 
+const PRODUCTS: usize = 48;
+
 /// 48 products: every fifth one inactive, every seventh untracked, a few with many variants,
 /// some inactive variants, promotions, and products without EAN, category or brand.
 pub fn catalogue() -> Value {
@@ -86,8 +90,10 @@ pub fn catalogue() -> Value {
         {"id": "tier_silver", "name": "Argent", "minPointsLifetime": 500, "color": "#C0C0C0"},
         {"id": "tier_gold", "name": "Or", "minPointsLifetime": 2000, "color": "#FFD700"},
     ]);
-    let products: Vec<Value> = (0..48).map(product).collect();
-    json!({"loyaltyTiers": tiers, "products": products})
+    let products: Vec<Value> = (0..PRODUCTS).map(product).collect();
+    let mut data = json!({"loyaltyTiers": tiers, "products": products});
+    customers::add(&mut data);
+    data
 }
 
 fn product(n: usize) -> Value {
@@ -164,5 +170,13 @@ mod tests {
                 .any(|p| p.category.is_none() && p.brand.is_some())
         );
         assert_eq!(import.tiers.len(), 3);
+        assert!(import.clients.len() >= 50);
+        assert!(import.orders.len() >= 200);
+        let orders: Vec<_> = import.orders.iter().map(|o| &o.order).collect();
+        use shop_domain::order::{OrderSource, OrderStatus, PaymentStatus};
+        assert!(OrderSource::ALL.iter().all(|s| orders.iter().any(|o| o.source == *s)));
+        assert!(OrderStatus::ALL.iter().all(|s| orders.iter().any(|o| o.status == *s)));
+        assert!(PaymentStatus::ALL.iter().all(|s| orders.iter().any(|o| o.payment_status == *s)));
+        assert!(!import.lottery_tickets.is_empty() && !import.spins.is_empty());
     }
 }
