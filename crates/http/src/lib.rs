@@ -14,7 +14,9 @@
 
 use std::sync::Arc;
 
-use shop_ports::usecase::{Authenticator, ProductCatalogue};
+use shop_ports::usecase::{
+    Authenticator, ClientDirectory, LoyaltyOverview, OrderHistory, ProductCatalogue,
+};
 
 mod auth;
 mod dto;
@@ -32,6 +34,9 @@ pub use server::{ServerOptions, serve};
 pub struct ApiState {
     pub authenticator: Arc<Authenticator>,
     pub catalogue: Arc<ProductCatalogue>,
+    pub orders: Arc<OrderHistory>,
+    pub clients: Arc<ClientDirectory>,
+    pub loyalty: Arc<LoyaltyOverview>,
 }
 
 #[cfg(test)]

@@ -80,6 +80,13 @@ impl QueryParams {
         }
     }
 
+    /// Records a problem found across parameters (such as a range whose bounds are reversed)
+    /// under `field`, after the problems of the single values.
+    pub fn reject(&mut self, field: &'static str, problem: impl Display) {
+        self.issues
+            .push(FieldIssue::new(field, problem.to_string()));
+    }
+
     /// `Err` with every issue when there is at least one.
     pub fn finish(self) -> Result<(), ApiError> {
         if self.issues.is_empty() {

@@ -7,7 +7,7 @@ use actix_web::dev::{ServiceFactory, ServiceRequest, ServiceResponse};
 use actix_web::middleware::from_fn;
 use actix_web::{Error, FromRequest, Handler, Resource, Responder, web};
 
-use crate::handlers::{me, products};
+use crate::handlers::{clients, loyalty, me, orders, products};
 use crate::middleware::catch_panic::catch_panic;
 
 pub fn configure(config: &mut web::ServiceConfig) {
@@ -15,7 +15,12 @@ pub fn configure(config: &mut web::ServiceConfig) {
         web::scope("/api/v1")
             .service(read("/me", me::show))
             .service(read("/products", products::list))
-            .service(read("/products/{id}", products::show)),
+            .service(read("/products/{id}", products::show))
+            .service(read("/orders", orders::list))
+            .service(read("/orders/{id}", orders::show))
+            .service(read("/clients", clients::list))
+            .service(read("/clients/{id}", clients::show))
+            .service(read("/clients/{id}/loyalty", loyalty::show)),
     );
 }
 

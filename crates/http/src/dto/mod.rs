@@ -2,6 +2,9 @@
 //! the JSON names and types of the spec live here and nowhere else, and a domain field that
 //! has no DTO field cannot leak. `Option`s serialize as `null`, never as a missing key.
 
+pub mod client;
+pub mod loyalty;
 pub mod me;
+pub mod order;
 pub mod page;
 pub mod product;

@@ -12,7 +12,7 @@ use crate::ApiState;
 use crate::auth::authenticate;
 use crate::dto::page::{DataDto, ListDto};
 use crate::dto::product::ProductDto;
-use crate::error::ApiError;
+use crate::error::{ApiError, Resource};
 use crate::query::{QueryParams, expect_none};
 
 const LIST_PARAMETERS: &[&str] = &[
@@ -32,7 +32,11 @@ pub async fn list(
 ) -> Result<HttpResponse, ApiError> {
     let principal = authenticate(&request, &state, Operation::ListProducts).await?;
     let query = list_query(request.query_string())?;
-    let page = state.catalogue.list(&principal.shop.id, &query).await?;
+    let page = state
+        .catalogue
+        .list(&principal.shop.id, &query)
+        .await
+        .map_err(ApiError::reading(Resource::Product))?;
     Ok(
         HttpResponse::Ok().json(ListDto::from_page(&page, |listing| {
             ProductDto::from(listing)
@@ -48,7 +52,11 @@ pub async fn show(
     expect_none(request.query_string())?;
     // The route pattern guarantees the segment; an impossible id is simply not found.
     let id = request.match_info().get("id").unwrap_or_default();
-    let listing = state.catalogue.get(&principal.shop.id, id).await?;
+    let listing = state
+        .catalogue
+        .get(&principal.shop.id, id)
+        .await
+        .map_err(ApiError::reading(Resource::Product))?;
     Ok(HttpResponse::Ok().json(DataDto::new(ProductDto::from(&listing))))
 }
 

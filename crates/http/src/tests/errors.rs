@@ -13,6 +13,9 @@ async fn an_unknown_route_is_an_enveloped_404() {
         "/api/v1/nothing",
         "/api/v2/products",
         "/api/v1/products/a/b",
+        "/api/v1/orders/o1/items",
+        "/api/v1/clients/c1/loyalty/tickets",
+        "/api/v1/loyalty",
     ] {
         let reply = TestApi::new().send(get(uri)).await;
         reply.error(StatusCode::NOT_FOUND, "NOT_FOUND");
@@ -21,7 +24,16 @@ async fn an_unknown_route_is_an_enveloped_404() {
 
 #[actix_web::test]
 async fn a_wrong_method_is_an_enveloped_405_with_allow() {
-    for uri in ["/api/v1/products", "/api/v1/products/p1", "/api/v1/me"] {
+    for uri in [
+        "/api/v1/products",
+        "/api/v1/products/p1",
+        "/api/v1/me",
+        "/api/v1/orders",
+        "/api/v1/orders/o1",
+        "/api/v1/clients",
+        "/api/v1/clients/c1",
+        "/api/v1/clients/c1/loyalty",
+    ] {
         let request = TestRequest::delete().uri(uri);
         let reply = TestApi::new().send(request).await;
         reply.error(StatusCode::METHOD_NOT_ALLOWED, "METHOD_NOT_ALLOWED");

@@ -12,7 +12,16 @@ async fn me_shows_the_shop_and_the_key_unwrapped() {
         reply.json(),
         json!({
             "shop": {"id": "shop_1", "name": "La Boutique", "slug": "la-boutique"},
-            "apiKey": {"label": "ERP sync", "scopes": ["products:read", "orders:read"]}
+            "apiKey": {
+                "label": "ERP sync",
+                "scopes": [
+                    "products:read",
+                    "orders:read",
+                    "stock:read",
+                    "clients:read",
+                    "loyalty:read"
+                ]
+            }
         })
     );
 }

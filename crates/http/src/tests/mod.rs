@@ -2,11 +2,15 @@
 //! `actix_web::test`, plus one test of `serve` on a real socket.
 
 mod auth;
+mod clients;
 mod errors;
+mod loyalty;
 mod me;
+mod orders;
 mod products;
 mod server;
 
+use std::collections::BTreeSet;
 use std::sync::{Arc, Mutex};
 
 use actix_web::http::StatusCode;
@@ -24,8 +28,13 @@ use shop_domain::money::Cents;
 use shop_domain::scope::ScopeSet;
 use shop_domain::shop::{Shop, ShopSlug, SubscriptionStatus};
 use shop_domain::tax_rate::TaxRate;
-use shop_ports::port::{MockApiKeyStore, MockCatalogueRepository, MockClock, MockSecretHasher};
-use shop_ports::usecase::{Authenticator, ProductCatalogue};
+use shop_ports::port::{
+    MockApiKeyStore, MockCatalogueRepository, MockClientRepository, MockClock,
+    MockLoyaltyRepository, MockOrderRepository, MockSecretHasher,
+};
+use shop_ports::usecase::{
+    Authenticator, ClientDirectory, LoyaltyOverview, OrderHistory, ProductCatalogue,
+};
 
 use crate::server::app;
 use crate::{ApiState, routes};
@@ -84,17 +93,24 @@ pub fn hasher() -> MockSecretHasher {
     hasher
 }
 
-/// The App under test: its ports, then `send`.
+/// Every read scope of v1 (`GET /stock` has no route yet).
+pub const READ_SCOPES: &str = "products:read,orders:read,stock:read,clients:read,loyalty:read";
+
+/// The App under test: its ports, then `send`. A port left without expectations panics when
+/// called (a 500), which is how tests show that a refused request never reached storage.
 pub struct TestApi {
     keys: MockApiKeyStore,
     hasher: MockSecretHasher,
     repository: MockCatalogueRepository,
+    orders: MockOrderRepository,
+    clients: MockClientRepository,
+    loyalty: MockLoyaltyRepository,
 }
 
 impl TestApi {
     /// An active shop whose key holds every read scope.
     pub fn new() -> Self {
-        Self::with_key(shop(), "products:read,orders:read")
+        Self::with_key(shop(), READ_SCOPES)
     }
 
     pub fn with_key(shop: Shop, scopes: &str) -> Self {
@@ -102,7 +118,26 @@ impl TestApi {
             keys: key_store(shop, scopes),
             hasher: hasher(),
             repository: MockCatalogueRepository::new(),
+            orders: MockOrderRepository::new(),
+            clients: MockClientRepository::new(),
+            loyalty: MockLoyaltyRepository::new(),
         }
+    }
+
+    pub fn orders(mut self, orders: MockOrderRepository) -> Self {
+        self.orders = orders;
+        self
+    }
+
+    /// Read by both `GET /clients` and the loyalty summary.
+    pub fn clients(mut self, clients: MockClientRepository) -> Self {
+        self.clients = clients;
+        self
+    }
+
+    pub fn loyalty(mut self, loyalty: MockLoyaltyRepository) -> Self {
+        self.loyalty = loyalty;
+        self
     }
 
     pub fn keys(mut self, keys: MockApiKeyStore) -> Self {
@@ -125,6 +160,7 @@ impl TestApi {
         clock
             .expect_now()
             .return_const(Timestamp::from_millis(1_700_000_000_000));
+        let clients = Arc::new(self.clients);
         ApiState {
             authenticator: Arc::new(Authenticator::new(
                 Arc::new(self.keys),
@@ -132,6 +168,9 @@ impl TestApi {
                 Arc::new(clock),
             )),
             catalogue: Arc::new(ProductCatalogue::new(Arc::new(self.repository))),
+            orders: Arc::new(OrderHistory::new(Arc::new(self.orders))),
+            clients: Arc::new(ClientDirectory::new(clients.clone())),
+            loyalty: Arc::new(LoyaltyOverview::new(clients, Arc::new(self.loyalty))),
         }
     }
 
@@ -262,6 +301,16 @@ pub fn bare_product(id: &str) -> Product {
         variant.swatch_color = None;
     }
     product
+}
+
+/// The set of keys of a JSON object, to pin a resource's exact fields.
+pub fn keys(object: &Value) -> BTreeSet<&str> {
+    object
+        .as_object()
+        .unwrap_or_else(|| panic!("not an object: {object}"))
+        .keys()
+        .map(String::as_str)
+        .collect()
 }
 
 /// Log lines written while the guard lives (on this thread, which runs the whole test App).

@@ -1,7 +1,7 @@
 use std::collections::BTreeSet;
 
 use actix_web::http::StatusCode;
-use serde_json::{Value, json};
+use serde_json::json;
 use shop_domain::Timestamp;
 use shop_domain::catalogue::{ActiveFilter, Product, product_cursor, product_cursor_position};
 use shop_domain::id::ProductId;
@@ -9,7 +9,7 @@ use shop_domain::pagination::{Cursor, CursorKind};
 use shop_ports::StoreError;
 use shop_ports::port::MockCatalogueRepository;
 
-use super::{TestApi, bare_product, full_product, get};
+use super::{TestApi, bare_product, full_product, get, keys};
 
 /// A repository whose list returns `products` (the use case overfetches by one).
 pub fn listing_of(products: Vec<Product>) -> MockCatalogueRepository {
@@ -26,15 +26,6 @@ fn finding(product: Option<Product>) -> MockCatalogueRepository {
         .expect_find_product()
         .returning(move |_, _| Ok(product.clone()));
     repository
-}
-
-fn keys(object: &Value) -> BTreeSet<&str> {
-    object
-        .as_object()
-        .unwrap()
-        .keys()
-        .map(String::as_str)
-        .collect()
 }
 
 const PRODUCT_KEYS: [&str; 20] = [

@@ -1,0 +1,88 @@
+//! Order and Order item (spec §2).
+//!
+//! Built from `shop_domain::order::Order` only: the confidential fields (`signature`,
+//! `previousSignature`, `cumulativeTotalTTCSnapshot`, `internalNote`, the payment intent id)
+//! live in `OrderConfidential`, which no DTO reads, and have no field here.
+
+use serde::Serialize;
+use shop_domain::order::{Order, OrderItem};
+
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct OrderDto {
+    id: String,
+    order_number: i64,
+    /// `pos`, `click-collect` or `online`.
+    source: &'static str,
+    status: &'static str,
+    payment_status: &'static str,
+    subtotal_cents: i64,
+    discount_amount_cents: i64,
+    tax_amount_cents: i64,
+    total_cents: i64,
+    payment_method: Option<String>,
+    paid_at: Option<String>,
+    /// Always `null` in v1: the spec shows no shape beyond null. `()` serializes as `null`.
+    customer: (),
+    client_id: Option<String>,
+    items: Vec<OrderItemDto>,
+    created_at: String,
+    updated_at: String,
+}
+
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+struct OrderItemDto {
+    id: String,
+    product_id: String,
+    variant_id: String,
+    product_name: String,
+    unit_price_cents: i64,
+    quantity: i64,
+    total_cents: i64,
+    /// A decimal string with two decimals (`"20.00"`), never a JSON number.
+    tax_rate: String,
+    tax_amount_cents: i64,
+    /// Always `null` in v1: the spec shows no refund shape beyond null.
+    refunded: (),
+}
+
+impl From<&Order> for OrderDto {
+    fn from(order: &Order) -> Self {
+        Self {
+            id: order.id.to_string(),
+            order_number: order.order_number,
+            source: order.source.as_str(),
+            status: order.status.as_str(),
+            payment_status: order.payment_status.as_str(),
+            subtotal_cents: order.subtotal.get(),
+            discount_amount_cents: order.discount_amount.get(),
+            tax_amount_cents: order.tax_amount.get(),
+            total_cents: order.total.get(),
+            payment_method: order.payment_method.clone(),
+            paid_at: order.paid_at.map(|at| at.to_rfc3339()),
+            customer: (),
+            client_id: order.client_id.as_ref().map(ToString::to_string),
+            items: order.items.iter().map(OrderItemDto::from).collect(),
+            created_at: order.created_at.to_rfc3339(),
+            updated_at: order.updated_at.to_rfc3339(),
+        }
+    }
+}
+
+impl From<&OrderItem> for OrderItemDto {
+    fn from(item: &OrderItem) -> Self {
+        Self {
+            id: item.id.to_string(),
+            product_id: item.product_id.to_string(),
+            variant_id: item.variant_id.to_string(),
+            product_name: item.product_name.clone(),
+            unit_price_cents: item.unit_price.get(),
+            quantity: item.quantity,
+            total_cents: item.total.get(),
+            tax_rate: item.tax_rate.to_string(),
+            tax_amount_cents: item.tax_amount.get(),
+            refunded: (),
+        }
+    }
+}

@@ -1,0 +1,59 @@
+//! `GET /api/v1/clients` and `GET /api/v1/clients/{id}`.
+
+use actix_web::{HttpRequest, HttpResponse, web};
+use shop_domain::client::{ClientListQuery, ClientSearch, client_cursor_position};
+use shop_domain::pagination::PageLimit;
+use shop_domain::scope::Operation;
+
+use crate::ApiState;
+use crate::auth::authenticate;
+use crate::dto::client::ClientDto;
+use crate::dto::page::{DataDto, ListDto};
+use crate::error::{ApiError, Resource};
+use crate::query::{QueryParams, expect_none};
+
+const LIST_PARAMETERS: &[&str] = &["cursor", "limit", "q"];
+
+pub async fn list(
+    request: HttpRequest,
+    state: web::Data<ApiState>,
+) -> Result<HttpResponse, ApiError> {
+    let principal = authenticate(&request, &state, Operation::ListClients).await?;
+    let query = list_query(request.query_string())?;
+    let page = state
+        .clients
+        .list(&principal.shop.id, &query)
+        .await
+        .map_err(ApiError::reading(Resource::Client))?;
+    Ok(HttpResponse::Ok().json(ListDto::from_page(&page, |client| ClientDto::from(client))))
+}
+
+pub async fn show(
+    request: HttpRequest,
+    state: web::Data<ApiState>,
+) -> Result<HttpResponse, ApiError> {
+    let principal = authenticate(&request, &state, Operation::GetClient).await?;
+    expect_none(request.query_string())?;
+    // The route pattern guarantees the segment; an impossible id is simply not found.
+    let id = request.match_info().get("id").unwrap_or_default();
+    let client = state
+        .clients
+        .get(&principal.shop.id, id)
+        .await
+        .map_err(ApiError::reading(Resource::Client))?;
+    Ok(HttpResponse::Ok().json(DataDto::new(ClientDto::from(&client))))
+}
+
+fn list_query(raw: &str) -> Result<ClientListQuery, ApiError> {
+    let mut params = QueryParams::parse(raw, LIST_PARAMETERS)?;
+    let after = params.get("cursor", client_cursor_position);
+    let limit = params.get("limit", PageLimit::parse);
+    // A blank `q` is no search.
+    let search = params.get("q", ClientSearch::parse).flatten();
+    params.finish()?;
+    Ok(ClientListQuery {
+        search,
+        after,
+        limit: limit.unwrap_or(PageLimit::CLIENTS_DEFAULT),
+    })
+}

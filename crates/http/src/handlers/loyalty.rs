@@ -1,0 +1,28 @@
+//! `GET /api/v1/clients/{id}/loyalty`: needs `loyalty:read` only, not `clients:read`.
+
+use actix_web::{HttpRequest, HttpResponse, web};
+use shop_domain::scope::Operation;
+
+use crate::ApiState;
+use crate::auth::authenticate;
+use crate::dto::loyalty::LoyaltySummaryDto;
+use crate::dto::page::DataDto;
+use crate::error::{ApiError, Resource};
+use crate::query::expect_none;
+
+pub async fn show(
+    request: HttpRequest,
+    state: web::Data<ApiState>,
+) -> Result<HttpResponse, ApiError> {
+    let principal = authenticate(&request, &state, Operation::GetLoyalty).await?;
+    expect_none(request.query_string())?;
+    // The route pattern guarantees the segment; an impossible id is simply not found.
+    let id = request.match_info().get("id").unwrap_or_default();
+    // What is missing is the client whose summary was asked for.
+    let summary = state
+        .loyalty
+        .summary(&principal.shop.id, id)
+        .await
+        .map_err(ApiError::reading(Resource::Client))?;
+    Ok(HttpResponse::Ok().json(DataDto::new(LoyaltySummaryDto::from(&summary))))
+}

@@ -1,0 +1,88 @@
+//! `GET /api/v1/orders` and `GET /api/v1/orders/{id}`.
+
+use actix_web::{HttpRequest, HttpResponse, web};
+use shop_domain::id::ClientId;
+use shop_domain::order::{
+    DateRangeError, OrderListQuery, OrderSource, OrderStatus, PaymentStatus, order_cursor_position,
+    parse_date_from, parse_date_to,
+};
+use shop_domain::pagination::PageLimit;
+use shop_domain::scope::Operation;
+
+use crate::ApiState;
+use crate::auth::authenticate;
+use crate::dto::order::OrderDto;
+use crate::dto::page::{DataDto, ListDto};
+use crate::error::{ApiError, Resource};
+use crate::query::{QueryParams, expect_none};
+
+const LIST_PARAMETERS: &[&str] = &[
+    "cursor",
+    "limit",
+    "status",
+    "paymentStatus",
+    "source",
+    "clientId",
+    "dateFrom",
+    "dateTo",
+];
+
+pub async fn list(
+    request: HttpRequest,
+    state: web::Data<ApiState>,
+) -> Result<HttpResponse, ApiError> {
+    let principal = authenticate(&request, &state, Operation::ListOrders).await?;
+    let query = list_query(request.query_string())?;
+    let page = state
+        .orders
+        .list(&principal.shop.id, &query)
+        .await
+        .map_err(ApiError::reading(Resource::Order))?;
+    Ok(HttpResponse::Ok().json(ListDto::from_page(&page, |order| OrderDto::from(order))))
+}
+
+pub async fn show(
+    request: HttpRequest,
+    state: web::Data<ApiState>,
+) -> Result<HttpResponse, ApiError> {
+    let principal = authenticate(&request, &state, Operation::GetOrder).await?;
+    expect_none(request.query_string())?;
+    // The route pattern guarantees the segment; an impossible id is simply not found.
+    let id = request.match_info().get("id").unwrap_or_default();
+    let order = state
+        .orders
+        .get(&principal.shop.id, id)
+        .await
+        .map_err(ApiError::reading(Resource::Order))?;
+    Ok(HttpResponse::Ok().json(DataDto::new(OrderDto::from(&order))))
+}
+
+/// The list's parameters as a domain query; every invalid parameter is reported at once, and
+/// reversed dates once both parse.
+fn list_query(raw: &str) -> Result<OrderListQuery, ApiError> {
+    let mut params = QueryParams::parse(raw, LIST_PARAMETERS)?;
+    let before = params.get("cursor", order_cursor_position);
+    let limit = params.get("limit", PageLimit::parse);
+    let status = params.get("status", str::parse::<OrderStatus>);
+    let payment_status = params.get("paymentStatus", str::parse::<PaymentStatus>);
+    let source = params.get("source", str::parse::<OrderSource>);
+    let client_id = params.get("clientId", |text| ClientId::parse(text));
+    let created_from = params.get("dateFrom", parse_date_from);
+    let created_to = params.get("dateTo", parse_date_to);
+    if let (Some(from), Some(to)) = (created_from, created_to)
+        && from > to
+    {
+        params.reject("dateFrom", DateRangeError::FromAfterTo);
+    }
+    params.finish()?;
+    Ok(OrderListQuery {
+        status,
+        payment_status,
+        source,
+        client_id,
+        created_from,
+        created_to,
+        before,
+        limit: limit.unwrap_or(PageLimit::ORDERS_DEFAULT),
+    })
+}
