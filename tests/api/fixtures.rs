@@ -49,7 +49,13 @@ pub fn products(list: Vec<Value>) -> Value {
 
 /// Secret values planted in the confidential fields: no response may contain them.
 pub const SECRETS: [&str; 7] = [
-    "sig-secret-1", "sig-prev-0", "note-secret", "pi_secret_1", "client-note-secret", "anon-secret", "987654321",
+    "sig-secret-1",
+    "sig-prev-0",
+    "note-secret",
+    "pi_secret_1",
+    "client-note-secret",
+    "anon-secret",
+    "987654321",
 ];
 
 fn item(id: &str, variant: &str, quantity: i64) -> Value {
@@ -58,7 +64,15 @@ fn item(id: &str, variant: &str, quantity: i64) -> Value {
            "refunded": null})
 }
 
-fn order(id: &str, source: &str, status: &str, payment: &str, client: Option<&str>, at: &str, items: Vec<Value>) -> Value {
+fn order(
+    id: &str,
+    source: &str,
+    status: &str,
+    payment: &str,
+    client: Option<&str>,
+    at: &str,
+    items: Vec<Value>,
+) -> Value {
     let paid = payment != "pending";
     json!({
         "id": id, "orderNumber": 100 + id.len() as i64, "source": source, "status": status, "paymentStatus": payment,
@@ -88,10 +102,12 @@ pub fn sales() -> Value {
                         "createdAt": format!("2026-03-{:02}T08:00:00.000Z", 1 + n / 2)}))
         .collect();
     let spins: Vec<Value> = (0..12)
-        .map(|n| json!({"id": format!("s{n:02}"), "clientId": "c1", "orderId": "o1", "won": n % 3 == 0,
+        .map(|n| {
+            json!({"id": format!("s{n:02}"), "clientId": "c1", "orderId": "o1", "won": n % 3 == 0,
                         "prizeLabel": if n % 3 == 0 { json!("Bougie") } else { Value::Null },
                         "prizeType": if n % 3 == 0 { json!("product") } else { Value::Null },
-                        "createdAt": format!("2026-03-{:02}T09:00:00.000Z", 1 + n)}))
+                        "createdAt": format!("2026-03-{:02}T09:00:00.000Z", 1 + n)})
+        })
         .collect();
     json!({
         "loyaltyTiers": [

@@ -22,15 +22,36 @@ pub async fn seeded(app: &TestApp, scopes: &str) -> String {
 
 fn ids(reply: &Reply) -> Vec<String> {
     assert_eq!(reply.status, 200, "{}", reply.text);
-    reply.json()["data"].as_array().unwrap().iter().map(|o| o["id"].as_str().unwrap().to_owned()).collect()
+    reply.json()["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|o| o["id"].as_str().unwrap().to_owned())
+        .collect()
 }
 
 pub fn assert_no_secret(reply: &Reply) {
     for secret in SECRETS {
-        assert!(!reply.text.contains(secret), "{secret} leaked: {}", reply.text);
+        assert!(
+            !reply.text.contains(secret),
+            "{secret} leaked: {}",
+            reply.text
+        );
     }
-    for hidden in ["signature", "previousSignature", "cumulativeTotalTTCSnapshot", "internalNote", "paymentIntentId", "note", "anonymousClientId"] {
-        assert!(!reply.text.contains(&format!("\"{hidden}\"")), "{hidden} present: {}", reply.text);
+    for hidden in [
+        "signature",
+        "previousSignature",
+        "cumulativeTotalTTCSnapshot",
+        "internalNote",
+        "paymentIntentId",
+        "note",
+        "anonymousClientId",
+    ] {
+        assert!(
+            !reply.text.contains(&format!("\"{hidden}\"")),
+            "{hidden} present: {}",
+            reply.text
+        );
     }
 }
 
@@ -59,8 +80,15 @@ async fn orders_have_the_exact_fields_and_no_hidden_ones(app: TestApp) {
     assert_eq!(unpaid["data"]["paymentMethod"], Value::Null);
     let list = app.get("/api/v1/orders", &key).await;
     assert_no_secret(&list);
-    assert_eq!(list.json()["pageInfo"], json!({"hasMore": false, "nextCursor": null, "limit": 20}));
-    assert_eq!(list.json()["data"][4], detail.json()["data"], "list and detail show the same order");
+    assert_eq!(
+        list.json()["pageInfo"],
+        json!({"hasMore": false, "nextCursor": null, "limit": 20})
+    );
+    assert_eq!(
+        list.json()["data"][4],
+        detail.json()["data"],
+        "list and detail show the same order"
+    );
 }
 
 async fn every_order_filter_alone_and_combined(app: TestApp) {
@@ -79,11 +107,18 @@ async fn every_order_filter_alone_and_combined(app: TestApp) {
         ("dateTo=2026-03-11T00:00:00Z", &["o3", "o2", "o1"]),
         ("source=online&paymentStatus=paid&clientId=c1", &["o5"]),
         ("status=completed&dateFrom=2026-03-11", &["o5"]),
-        ("source=pos&status=cancelled&paymentStatus=refunded&clientId=c1&dateFrom=2026-03-12&dateTo=2026-03-12", &["o4"]),
+        (
+            "source=pos&status=cancelled&paymentStatus=refunded&clientId=c1&dateFrom=2026-03-12&dateTo=2026-03-12",
+            &["o4"],
+        ),
         ("source=pos&status=ready", &[]),
     ];
     for (query, expected) in cases {
-        assert_eq!(ids(&app.get(&format!("/api/v1/orders?{query}"), &key).await), *expected, "{query}");
+        assert_eq!(
+            ids(&app.get(&format!("/api/v1/orders?{query}"), &key).await),
+            *expected,
+            "{query}"
+        );
     }
 }
 
@@ -93,12 +128,25 @@ async fn date_only_bounds_cover_whole_days(app: TestApp) {
         ("dateTo=2026-03-10", &["o2", "o1"]), // o2 at 23:59:59.999 is in
         ("dateTo=2026-03-10T23:59:59.998Z", &["o1"]),
         ("dateFrom=2026-03-10&dateTo=2026-03-10", &["o2", "o1"]),
-        ("dateFrom=2026-03-10T23:59:59.999Z&dateTo=2026-03-11", &["o3", "o2"]),
-        ("dateFrom=2026-03-11T01:00:00%2B01:00&dateTo=2026-03-11", &["o3"]),
-        ("dateFrom=2026-03-12T12:00:00.000Z&dateTo=2026-03-12T12:00:00.000Z", &["o5", "o4"]),
+        (
+            "dateFrom=2026-03-10T23:59:59.999Z&dateTo=2026-03-11",
+            &["o3", "o2"],
+        ),
+        (
+            "dateFrom=2026-03-11T01:00:00%2B01:00&dateTo=2026-03-11",
+            &["o3"],
+        ),
+        (
+            "dateFrom=2026-03-12T12:00:00.000Z&dateTo=2026-03-12T12:00:00.000Z",
+            &["o5", "o4"],
+        ),
     ];
     for (query, expected) in cases {
-        assert_eq!(ids(&app.get(&format!("/api/v1/orders?{query}"), &key).await), *expected, "{query}");
+        assert_eq!(
+            ids(&app.get(&format!("/api/v1/orders?{query}"), &key).await),
+            *expected,
+            "{query}"
+        );
     }
 }
 
@@ -117,8 +165,19 @@ async fn orders_page_newest_first_across_equal_instants(app: TestApp) {
     }
     assert_eq!(seen, ["o5", "o4", "o3", "o2", "o1"]);
     let filtered = app.get("/api/v1/orders?limit=2&clientId=c1", &key).await;
-    let cursor = filtered.json()["pageInfo"]["nextCursor"].as_str().unwrap().to_owned();
-    assert_eq!(ids(&app.get(&format!("/api/v1/orders?limit=2&clientId=c1&cursor={cursor}"), &key).await), ["o1"]);
+    let cursor = filtered.json()["pageInfo"]["nextCursor"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert_eq!(
+        ids(&app
+            .get(
+                &format!("/api/v1/orders?limit=2&clientId=c1&cursor={cursor}"),
+                &key
+            )
+            .await),
+        ["o1"]
+    );
 }
 
 async fn every_bad_order_parameter_is_named(app: TestApp) {
@@ -141,21 +200,41 @@ async fn every_bad_order_parameter_is_named(app: TestApp) {
     ];
     for (query, fields) in cases {
         let reply = app.get(&format!("/api/v1/orders?{query}"), &key).await;
-        assert_eq!((reply.status, reply.error_code().as_str()), (400, "VALIDATION_ERROR"), "{query}: {}", reply.text);
+        assert_eq!(
+            (reply.status, reply.error_code().as_str()),
+            (400, "VALIDATION_ERROR"),
+            "{query}: {}",
+            reply.text
+        );
         let mut named = reply.detail_fields();
         named.sort();
         assert_eq!(named, *fields, "{query}: {}", reply.text);
     }
     let reply = app.get("/api/v1/orders?status=shipped", &key).await;
-    let message = reply.json()["error"]["details"][0]["message"].as_str().unwrap().to_owned();
+    let message = reply.json()["error"]["details"][0]["message"]
+        .as_str()
+        .unwrap()
+        .to_owned();
     for allowed in ["pending", "preparing", "ready", "completed", "cancelled"] {
         assert!(message.contains(allowed), "{message}");
     }
-    app.import("atelier", &json!({"products": [{"id": "p_zz", "name": "Z", "priceCents": 1, "taxRate": "20.00"}]})).await;
+    app.import(
+        "atelier",
+        &json!({"products": [{"id": "p_zz", "name": "Z", "priceCents": 1, "taxRate": "20.00"}]}),
+    )
+    .await;
     let page = app.get("/api/v1/products?limit=1", &key).await;
-    let products_cursor = page.json()["pageInfo"]["nextCursor"].as_str().unwrap().to_owned();
-    let reply = app.get(&format!("/api/v1/orders?cursor={products_cursor}"), &key).await;
-    assert_eq!((reply.status, reply.detail_fields()), (400, vec!["cursor".to_owned()]));
+    let products_cursor = page.json()["pageInfo"]["nextCursor"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let reply = app
+        .get(&format!("/api/v1/orders?cursor={products_cursor}"), &key)
+        .await;
+    assert_eq!(
+        (reply.status, reply.detail_fields()),
+        (400, vec!["cursor".to_owned()])
+    );
 }
 
 async fn orders_of_another_shop_are_not_found(app: TestApp) {
@@ -170,13 +249,24 @@ async fn orders_of_another_shop_are_not_found(app: TestApp) {
     assert_eq!(foreign.text, unknown.text);
     assert!(!ids(&app.get("/api/v1/orders", &key).await).contains(&"o_theirs".to_owned()));
     let their_key = app.create_key("voisin", "orders:read").await;
-    assert_eq!(ids(&app.get("/api/v1/orders", &their_key).await), ["o_theirs"]);
-    assert_eq!(app.get("/api/v1/orders/o1", &their_key).await.text, unknown.text);
+    assert_eq!(
+        ids(&app.get("/api/v1/orders", &their_key).await),
+        ["o_theirs"]
+    );
+    assert_eq!(
+        app.get("/api/v1/orders/o1", &their_key).await.text,
+        unknown.text
+    );
 }
 
 async fn reimporting_unchanged_sales_changes_nothing(app: TestApp) {
     let key = seeded(&app, "orders:read,clients:read,loyalty:read").await;
-    let paths = ["/api/v1/orders", "/api/v1/clients", "/api/v1/clients/c1/loyalty", "/api/v1/orders/o1"];
+    let paths = [
+        "/api/v1/orders",
+        "/api/v1/clients",
+        "/api/v1/clients/c1/loyalty",
+        "/api/v1/orders/o1",
+    ];
     let mut before = Vec::new();
     for path in paths {
         before.push(app.get(path, &key).await.text);
@@ -197,9 +287,19 @@ async fn a_dangling_reference_refuses_the_file_and_changes_nothing(app: TestApp)
     data["orders"][1]["clientId"] = json!("c_ghost");
     data["orders"][2]["items"][0]["variantId"] = json!("v_ghost");
     data["lotteryTickets"][0]["orderId"] = json!("o_ghost");
-    let problems = app.try_import("atelier", &data).await.expect_err("a dangling reference must be refused");
-    for path in ["orders[1].clientId", "orders[2].items[0].variantId", "lotteryTickets[0].orderId"] {
-        assert!(problems.iter().any(|p| p.starts_with(path)), "{path} not in {problems:?}");
+    let problems = app
+        .try_import("atelier", &data)
+        .await
+        .expect_err("a dangling reference must be refused");
+    for path in [
+        "orders[1].clientId",
+        "orders[2].items[0].variantId",
+        "lotteryTickets[0].orderId",
+    ] {
+        assert!(
+            problems.iter().any(|p| p.starts_with(path)),
+            "{path} not in {problems:?}"
+        );
     }
     assert_eq!(app.get("/api/v1/orders", &key).await.text, orders_before);
     assert_eq!(app.get("/api/v1/clients", &key).await.text, clients_before);

@@ -33,8 +33,6 @@ const TOP_LEVEL: &[&str] = &[
     "lotteryTickets",
     "spins",
 ];
-/// Part of the fixed format, stored once orders, clients and loyalty land.
-const NOT_YET_STORED: &[&str] = &["clients", "orders", "lotteryTickets", "spins"];
 const TIER_FIELDS: &[&str] = &["id", "name", "minPointsLifetime", "color"];
 const PRODUCT_FIELDS: &[&str] = &[
     "id",

@@ -7,8 +7,8 @@ use shop_http::ApiState;
 use shop_persistence::{Database, DatabaseUrl, PoolOptions};
 use shop_ports::port::{Clock, SecretHasher};
 use shop_ports::usecase::{
-    Authenticator, ClientDirectory, ImportShopData, KeyAdmin, LoyaltyOverview, OrderHistory, ProductCatalogue,
-    ShopAdmin,
+    Authenticator, ClientDirectory, ImportShopData, KeyAdmin, LoyaltyOverview, OrderHistory,
+    ProductCatalogue, ShopAdmin,
 };
 
 use crate::adapters::{Argon2Hasher, OsKeyMaterial, SystemClock, UuidV7Ids};
@@ -70,6 +70,9 @@ impl Services {
         ApiState {
             authenticator: self.authenticator.clone(),
             catalogue: self.catalogue.clone(),
+            orders: self.orders.clone(),
+            clients: self.clients.clone(),
+            loyalty: self.loyalty.clone(),
         }
     }
 }

@@ -126,7 +126,7 @@ impl_for_each_backend! {
 
 /// `%term%` for LIKE, with LIKE's own wildcards and the escape character escaped, so that a
 /// search for `50%` matches the text "50%" and not everything starting with "50".
-fn contains_pattern(term: &str) -> String {
+pub(crate) fn contains_pattern(term: &str) -> String {
     let mut pattern = String::with_capacity(term.len() + 2);
     pattern.push('%');
     for ch in term.chars() {

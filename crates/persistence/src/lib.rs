@@ -8,14 +8,19 @@
 //! which reads only which shop an id belongs to; timestamps are epoch milliseconds set by the
 //! application; rows never leave this crate (they are converted to domain values here, and a
 //! value the domain refuses is a `StoreError::Failure`); database errors become `StoreError`s
-//! in one place (`error.rs`).
+//! in one place (`error.rs`); confidential columns (an order's signatures and internal note, a
+//! client's private note) have row types of their own that only the import reads, so no API
+//! read can select them.
 
 mod catalogue;
+mod clients;
 mod database;
 mod error;
 mod import;
 mod keys;
+mod loyalty;
 mod migrate;
+mod orders;
 mod rows;
 mod schema;
 mod shops;

@@ -98,6 +98,102 @@ diesel::table! {
     }
 }
 
+diesel::table! {
+    clients (id) {
+        id -> Text,
+        shop_id -> Text,
+        name -> Text,
+        display_name -> Nullable<Text>,
+        phone -> Nullable<Text>,
+        email -> Nullable<Text>,
+        billing_company -> Nullable<Text>,
+        billing_vat_number -> Nullable<Text>,
+        billing_address -> Nullable<Text>,
+        billing_city -> Nullable<Text>,
+        billing_postal_code -> Nullable<Text>,
+        billing_country -> Text,
+        birth_date -> Nullable<Text>,
+        points -> BigInt,
+        points_expires_at_ms -> Nullable<BigInt>,
+        points_lifetime -> BigInt,
+        points_all_time -> BigInt,
+        tier_achieved_at_ms -> Nullable<BigInt>,
+        receipt_by_email -> Bool,
+        tags -> Text,
+        note -> Nullable<Text>,
+        anonymous_client_id -> Nullable<Text>,
+        search_text -> Text,
+        phone_digits -> Text,
+        created_at_ms -> BigInt,
+        updated_at_ms -> BigInt,
+    }
+}
+
+diesel::table! {
+    orders (id) {
+        id -> Text,
+        shop_id -> Text,
+        order_number -> BigInt,
+        source -> Text,
+        status -> Text,
+        payment_status -> Text,
+        subtotal_cents -> BigInt,
+        discount_amount_cents -> BigInt,
+        tax_amount_cents -> BigInt,
+        total_cents -> BigInt,
+        payment_method -> Nullable<Text>,
+        paid_at_ms -> Nullable<BigInt>,
+        client_id -> Nullable<Text>,
+        signature -> Nullable<Text>,
+        previous_signature -> Nullable<Text>,
+        cumulative_total_ttc_snapshot -> Nullable<BigInt>,
+        internal_note -> Nullable<Text>,
+        payment_intent_id -> Nullable<Text>,
+        created_at_ms -> BigInt,
+        updated_at_ms -> BigInt,
+    }
+}
+
+diesel::table! {
+    order_items (id) {
+        id -> Text,
+        shop_id -> Text,
+        order_id -> Text,
+        position -> Integer,
+        product_id -> Text,
+        variant_id -> Text,
+        product_name -> Text,
+        unit_price_cents -> BigInt,
+        quantity -> BigInt,
+        total_cents -> BigInt,
+        tax_rate_hundredths -> BigInt,
+        tax_amount_cents -> BigInt,
+    }
+}
+
+diesel::table! {
+    lottery_tickets (id) {
+        id -> Text,
+        shop_id -> Text,
+        client_id -> Text,
+        order_id -> Nullable<Text>,
+        created_at_ms -> BigInt,
+    }
+}
+
+diesel::table! {
+    spins (id) {
+        id -> Text,
+        shop_id -> Text,
+        client_id -> Text,
+        order_id -> Nullable<Text>,
+        won -> Bool,
+        prize_label -> Nullable<Text>,
+        prize_type -> Nullable<Text>,
+        created_at_ms -> BigInt,
+    }
+}
+
 diesel::allow_tables_to_appear_in_same_query!(
     shops,
     api_keys,
@@ -106,4 +202,9 @@ diesel::allow_tables_to_appear_in_same_query!(
     loyalty_tiers,
     products,
     variants,
+    clients,
+    orders,
+    order_items,
+    lottery_tickets,
+    spins,
 );

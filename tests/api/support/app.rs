@@ -161,9 +161,15 @@ impl TestApp {
 
     /// Imports through the CLI's path, returning the refusal's problems as `path: message`.
     pub async fn try_import(&self, slug: &str, data: &Value) -> Result<(), Vec<String>> {
-        let parsed = shop_app::import_file::parse(&data.to_string(), &shop_app::adapters::UuidV7Ids)
-            .map_err(|problems| problems.iter().map(ToString::to_string).collect::<Vec<_>>())?;
-        match self.services.import.run(&ShopSlug::parse(slug).expect("slug"), parsed).await {
+        let parsed =
+            shop_app::import_file::parse(&data.to_string(), &shop_app::adapters::UuidV7Ids)
+                .map_err(|problems| problems.iter().map(ToString::to_string).collect::<Vec<_>>())?;
+        match self
+            .services
+            .import
+            .run(&ShopSlug::parse(slug).expect("slug"), parsed)
+            .await
+        {
             Ok(_) => Ok(()),
             Err(shop_ports::usecase::ImportError::Invalid(problems)) => {
                 Err(problems.iter().map(ToString::to_string).collect())

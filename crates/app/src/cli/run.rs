@@ -66,9 +66,18 @@ pub fn describe(report: &ImportReport) -> String {
     let clauses: Vec<String> = kinds
         .iter()
         .filter(|(_, counts)| counts.written + counts.unchanged > 0)
-        .map(|(kind, counts)| format!("{} {kind} written, {} unchanged", counts.written, counts.unchanged))
+        .map(|(kind, counts)| {
+            format!(
+                "{} {kind} written, {} unchanged",
+                counts.written, counts.unchanged
+            )
+        })
         .collect();
-    if clauses.is_empty() { "nothing to import".to_owned() } else { clauses.join("; ") }
+    if clauses.is_empty() {
+        "nothing to import".to_owned()
+    } else {
+        clauses.join("; ")
+    }
 }
 
 fn refusal(problems: &[shop_domain::import::ImportProblem]) -> anyhow::Error {

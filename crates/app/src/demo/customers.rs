@@ -2,14 +2,23 @@
 
 use serde_json::{Value, json};
 
-use super::{ITEMS, FINISHES, PRODUCTS};
+use super::{FINISHES, ITEMS, PRODUCTS};
 
 const CLIENTS: usize = 50;
 const ORDERS: usize = 240;
-const FIRST_NAMES: [&str; 10] = ["Marie", "Lucas", "Camille", "Hugo", "Léa", "Nathan", "Chloé", "Louis", "Inès", "Jules"];
-const LAST_NAMES: [&str; 10] =
-    ["Martin", "Bernard", "Dubois", "Thomas", "Robert", "Richard", "Petit", "Durand", "Leroy", "Moreau"];
-const CITIES: [(&str, &str); 4] = [("Nantes", "44000"), ("Lyon", "69002"), ("Lille", "59000"), ("Bordeaux", "33000")];
+const FIRST_NAMES: [&str; 10] = [
+    "Marie", "Lucas", "Camille", "Hugo", "Léa", "Nathan", "Chloé", "Louis", "Inès", "Jules",
+];
+const LAST_NAMES: [&str; 10] = [
+    "Martin", "Bernard", "Dubois", "Thomas", "Robert", "Richard", "Petit", "Durand", "Leroy",
+    "Moreau",
+];
+const CITIES: [(&str, &str); 4] = [
+    ("Nantes", "44000"),
+    ("Lyon", "69002"),
+    ("Lille", "59000"),
+    ("Bordeaux", "33000"),
+];
 const SOURCES: [&str; 3] = ["pos", "click-collect", "online"];
 const STATUSES: [&str; 5] = ["pending", "preparing", "ready", "completed", "cancelled"];
 const PAYMENTS: [&str; 3] = ["pending", "paid", "refunded"];
@@ -35,9 +44,23 @@ fn client(n: usize) -> Value {
     let digits = format!("6{:08}", 12_345_678 + n * 1_111);
     // The same kind of number written the ways shops actually store them.
     let phone = match n % 4 {
-        0 => format!("0{} {} {} {} {}", &digits[..1], &digits[1..3], &digits[3..5], &digits[5..7], &digits[7..]),
+        0 => format!(
+            "0{} {} {} {} {}",
+            &digits[..1],
+            &digits[1..3],
+            &digits[3..5],
+            &digits[5..7],
+            &digits[7..]
+        ),
         1 => format!("+33{digits}"),
-        2 => format!("0{}.{}.{}.{}.{}", &digits[..1], &digits[1..3], &digits[3..5], &digits[5..7], &digits[7..]),
+        2 => format!(
+            "0{}.{}.{}.{}.{}",
+            &digits[..1],
+            &digits[1..3],
+            &digits[3..5],
+            &digits[5..7],
+            &digits[7..]
+        ),
         _ => format!("0{digits}"),
     };
     let lifetime = (n as i64 * 137) % 3_200;
@@ -97,7 +120,10 @@ fn order(n: usize) -> Value {
         .collect();
     let subtotal: i64 = items.iter().filter_map(|i| i["totalCents"].as_i64()).sum();
     let discount = if n % 8 == 0 { subtotal / 10 } else { 0 };
-    let tax: i64 = items.iter().filter_map(|i| i["taxAmountCents"].as_i64()).sum();
+    let tax: i64 = items
+        .iter()
+        .filter_map(|i| i["taxAmountCents"].as_i64())
+        .sum();
     json!({
         "id": format!("demo_order_{n:03}"),
         "orderNumber": 1_000 + n,

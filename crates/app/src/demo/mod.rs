@@ -174,9 +174,21 @@ mod tests {
         assert!(import.orders.len() >= 200);
         let orders: Vec<_> = import.orders.iter().map(|o| &o.order).collect();
         use shop_domain::order::{OrderSource, OrderStatus, PaymentStatus};
-        assert!(OrderSource::ALL.iter().all(|s| orders.iter().any(|o| o.source == *s)));
-        assert!(OrderStatus::ALL.iter().all(|s| orders.iter().any(|o| o.status == *s)));
-        assert!(PaymentStatus::ALL.iter().all(|s| orders.iter().any(|o| o.payment_status == *s)));
+        assert!(
+            OrderSource::ALL
+                .iter()
+                .all(|s| orders.iter().any(|o| o.source == *s))
+        );
+        assert!(
+            OrderStatus::ALL
+                .iter()
+                .all(|s| orders.iter().any(|o| o.status == *s))
+        );
+        assert!(
+            PaymentStatus::ALL
+                .iter()
+                .all(|s| orders.iter().any(|o| o.payment_status == *s))
+        );
         assert!(!import.lottery_tickets.is_empty() && !import.spins.is_empty());
     }
 }

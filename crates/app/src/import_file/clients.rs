@@ -12,11 +12,36 @@ use time::macros::format_description;
 use super::reader::{Object, Reader};
 
 const FIELDS: &[&str] = &[
-    "id", "name", "displayName", "phone", "email", "billing", "birthDate", "loyalty", "receiptByEmail", "tags",
-    "createdAt", "updatedAt", "note", "anonymousClientId",
+    "id",
+    "name",
+    "displayName",
+    "phone",
+    "email",
+    "billing",
+    "birthDate",
+    "loyalty",
+    "receiptByEmail",
+    "tags",
+    "createdAt",
+    "updatedAt",
+    "note",
+    "anonymousClientId",
 ];
-const BILLING_FIELDS: &[&str] = &["company", "vatNumber", "address", "city", "postalCode", "country"];
-const LOYALTY_FIELDS: &[&str] = &["points", "expiresAt", "pointsLifetime", "pointsAllTime", "tierAchievedAt"];
+const BILLING_FIELDS: &[&str] = &[
+    "company",
+    "vatNumber",
+    "address",
+    "city",
+    "postalCode",
+    "country",
+];
+const LOYALTY_FIELDS: &[&str] = &[
+    "points",
+    "expiresAt",
+    "pointsLifetime",
+    "pointsAllTime",
+    "tierAchievedAt",
+];
 /// The shops this service serves are French; a client without a billing country is billed in
 /// France.
 const DEFAULT_COUNTRY: &str = "FR";
@@ -26,8 +51,12 @@ pub fn read_client(reader: &mut Reader<'_>, path: &str, value: &Value) -> Option
     object.refuse_unknown(reader, FIELDS, &[]);
     let id = object.id(reader, ClientId::parse);
     let name = object.label(reader, "name", 200);
-    let billing = object.child(reader, "billing").map(|billing| read_billing(reader, &billing));
-    let loyalty = object.child(reader, "loyalty").map(|loyalty| read_loyalty(reader, &loyalty));
+    let billing = object
+        .child(reader, "billing")
+        .map(|billing| read_billing(reader, &billing));
+    let loyalty = object
+        .child(reader, "loyalty")
+        .map(|loyalty| read_loyalty(reader, &loyalty));
     let birth_date = object.optional_parsed(reader, "birthDate", |text| {
         Date::parse(text, format_description!("[year]-[month]-[day]"))
             .map(|_| text.to_owned())
@@ -39,10 +68,15 @@ pub fn read_client(reader: &mut Reader<'_>, path: &str, value: &Value) -> Option
         display_name: object.optional_string(reader, "displayName"),
         phone: object.optional_string(reader, "phone"),
         email: object.optional_string(reader, "email"),
-        billing: billing.unwrap_or_else(|| Billing { country: DEFAULT_COUNTRY.to_owned(), ..Billing::default() }),
+        billing: billing.unwrap_or_else(|| Billing {
+            country: DEFAULT_COUNTRY.to_owned(),
+            ..Billing::default()
+        }),
         birth_date,
         loyalty: loyalty.unwrap_or_default(),
-        receipt_by_email: object.optional_bool(reader, "receiptByEmail").unwrap_or(false),
+        receipt_by_email: object
+            .optional_bool(reader, "receiptByEmail")
+            .unwrap_or(false),
         tags: object.string_list(reader, "tags"),
         created_at: Timestamp::from_millis(0),
         updated_at: Timestamp::from_millis(0),
@@ -51,7 +85,11 @@ pub fn read_client(reader: &mut Reader<'_>, path: &str, value: &Value) -> Option
         note: object.optional_string(reader, "note"),
         anonymous_client_id: object.optional_string(reader, "anonymousClientId"),
     };
-    Some(ImportedClient { client, confidential, stamps: stamps(reader, &object) })
+    Some(ImportedClient {
+        client,
+        confidential,
+        stamps: stamps(reader, &object),
+    })
 }
 
 pub fn stamps(reader: &mut Reader<'_>, object: &Object<'_>) -> GivenStamps {
@@ -69,7 +107,9 @@ fn read_billing(reader: &mut Reader<'_>, billing: &Object<'_>) -> Billing {
         address: billing.optional_string(reader, "address"),
         city: billing.optional_string(reader, "city"),
         postal_code: billing.optional_string(reader, "postalCode"),
-        country: billing.optional_string(reader, "country").unwrap_or_else(|| DEFAULT_COUNTRY.to_owned()),
+        country: billing
+            .optional_string(reader, "country")
+            .unwrap_or_else(|| DEFAULT_COUNTRY.to_owned()),
     }
 }
 
@@ -80,6 +120,10 @@ fn read_loyalty(reader: &mut Reader<'_>, loyalty: &Object<'_>) -> ClientLoyalty 
         expires_at: loyalty.optional_parsed(reader, "expiresAt", Timestamp::parse_rfc3339),
         points_lifetime: loyalty.optional_int(reader, "pointsLifetime").unwrap_or(0),
         points_all_time: loyalty.optional_int(reader, "pointsAllTime").unwrap_or(0),
-        tier_achieved_at: loyalty.optional_parsed(reader, "tierAchievedAt", Timestamp::parse_rfc3339),
+        tier_achieved_at: loyalty.optional_parsed(
+            reader,
+            "tierAchievedAt",
+            Timestamp::parse_rfc3339,
+        ),
     }
 }

@@ -6,20 +6,48 @@ use shop_domain::Timestamp;
 use shop_domain::id::{ClientId, OrderId, OrderItemId, ProductId, VariantId};
 use shop_domain::import::ImportedOrder;
 use shop_domain::money::Cents;
-use shop_domain::order::{Order, OrderConfidential, OrderItem, OrderSource, OrderStatus, PaymentStatus};
+use shop_domain::order::{
+    Order, OrderConfidential, OrderItem, OrderSource, OrderStatus, PaymentStatus,
+};
 use shop_domain::tax_rate::TaxRate;
 
 use super::clients::stamps;
 use super::reader::Reader;
 
 const FIELDS: &[&str] = &[
-    "id", "orderNumber", "source", "status", "paymentStatus", "subtotalCents", "discountAmountCents",
-    "taxAmountCents", "totalCents", "paymentMethod", "paidAt", "customer", "clientId", "items", "createdAt",
-    "updatedAt", "signature", "previousSignature", "cumulativeTotalTTCSnapshot", "internalNote", "paymentIntentId",
+    "id",
+    "orderNumber",
+    "source",
+    "status",
+    "paymentStatus",
+    "subtotalCents",
+    "discountAmountCents",
+    "taxAmountCents",
+    "totalCents",
+    "paymentMethod",
+    "paidAt",
+    "customer",
+    "clientId",
+    "items",
+    "createdAt",
+    "updatedAt",
+    "signature",
+    "previousSignature",
+    "cumulativeTotalTTCSnapshot",
+    "internalNote",
+    "paymentIntentId",
 ];
 const ITEM_FIELDS: &[&str] = &[
-    "id", "productId", "variantId", "productName", "unitPriceCents", "quantity", "totalCents", "taxRate",
-    "taxAmountCents", "refunded",
+    "id",
+    "productId",
+    "variantId",
+    "productName",
+    "unitPriceCents",
+    "quantity",
+    "totalCents",
+    "taxRate",
+    "taxAmountCents",
+    "refunded",
 ];
 
 pub fn read_order(reader: &mut Reader<'_>, path: &str, value: &Value) -> Option<ImportedOrder> {
@@ -30,7 +58,8 @@ pub fn read_order(reader: &mut Reader<'_>, path: &str, value: &Value) -> Option<
     let order_number = object.required_int(reader, "orderNumber");
     let source = object.required_parsed(reader, "source", str::parse::<OrderSource>);
     let status = object.required_parsed(reader, "status", str::parse::<OrderStatus>);
-    let payment_status = object.required_parsed(reader, "paymentStatus", str::parse::<PaymentStatus>);
+    let payment_status =
+        object.required_parsed(reader, "paymentStatus", str::parse::<PaymentStatus>);
     let total = object.required_int(reader, "totalCents").map(Cents);
     let subtotal = object.optional_int(reader, "subtotalCents").map(Cents);
     let items: Vec<Option<OrderItem>> = object
@@ -45,7 +74,11 @@ pub fn read_order(reader: &mut Reader<'_>, path: &str, value: &Value) -> Option<
         status: status?,
         payment_status: payment_status?,
         subtotal: subtotal.unwrap_or(total?),
-        discount_amount: Cents(object.optional_int(reader, "discountAmountCents").unwrap_or(0)),
+        discount_amount: Cents(
+            object
+                .optional_int(reader, "discountAmountCents")
+                .unwrap_or(0),
+        ),
         tax_amount: Cents(object.optional_int(reader, "taxAmountCents").unwrap_or(0)),
         total: total?,
         payment_method: object.optional_string(reader, "paymentMethod"),
@@ -62,7 +95,11 @@ pub fn read_order(reader: &mut Reader<'_>, path: &str, value: &Value) -> Option<
         internal_note: object.optional_string(reader, "internalNote"),
         payment_intent_id: object.optional_string(reader, "paymentIntentId"),
     };
-    Some(ImportedOrder { order, confidential, stamps: stamps(reader, &object) })
+    Some(ImportedOrder {
+        order,
+        confidential,
+        stamps: stamps(reader, &object),
+    })
 }
 
 fn read_item(reader: &mut Reader<'_>, path: &str, value: &Value) -> Option<OrderItem> {

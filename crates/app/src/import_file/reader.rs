@@ -264,7 +264,10 @@ impl<'v> Object<'v> {
     /// accepted when null, refused otherwise rather than silently dropped.
     pub fn null_only(&self, reader: &mut Reader<'_>, key: &str) {
         if self.get(key).is_some() {
-            reader.problem(self.path(key), "must be null: this version stores no value here");
+            reader.problem(
+                self.path(key),
+                "must be null: this version stores no value here",
+            );
         }
     }
 

@@ -135,11 +135,21 @@ fn orders_keep_their_confidential_fields_apart() {
     });
     let import = parse(&json!({"orders": [order]}).to_string(), &FixedIds).unwrap();
     let imported = &import.orders[0];
-    assert_eq!(imported.order.items[0].total.get(), 900, "total defaults to unit x quantity");
+    assert_eq!(
+        imported.order.items[0].total.get(),
+        900,
+        "total defaults to unit x quantity"
+    );
     assert_eq!(imported.order.subtotal.get(), 900);
     assert_eq!(imported.confidential.signature.as_deref(), Some("sig"));
-    assert_eq!(imported.confidential.cumulative_total_ttc_snapshot, Some(12_345));
-    assert_eq!(imported.confidential.payment_intent_id.as_deref(), Some("pi_1"));
+    assert_eq!(
+        imported.confidential.cumulative_total_ttc_snapshot,
+        Some(12_345)
+    );
+    assert_eq!(
+        imported.confidential.payment_intent_id.as_deref(),
+        Some("pi_1")
+    );
 }
 
 #[test]
@@ -156,7 +166,10 @@ fn order_problems_are_reported_with_their_paths() {
         "orders[0].items[0].variantId: is required",
         "orders[0].items[0].refunded: must be null",
     ] {
-        assert!(found.iter().any(|p| p.starts_with(expected)), "missing {expected:?} in {found:#?}");
+        assert!(
+            found.iter().any(|p| p.starts_with(expected)),
+            "missing {expected:?} in {found:#?}"
+        );
     }
 }
 
@@ -175,7 +188,17 @@ fn clients_tickets_and_spins_parse_with_defaults() {
     assert_eq!(client.confidential.note.as_deref(), Some("VIP"));
     assert_eq!(import.lottery_tickets[0].created_at, None);
     assert!(import.spins[0].event.won);
-    let found = problems(json!({"spins": [{"id": "s1", "clientId": "c1"}], "clients": [{"name": "M", "birthDate": "17/04/1990"}]}));
-    assert!(found.contains(&"spins[0].won: is required".to_owned()), "{found:?}");
-    assert!(found.iter().any(|p| p.starts_with("clients[0].birthDate: expected a date")), "{found:?}");
+    let found = problems(
+        json!({"spins": [{"id": "s1", "clientId": "c1"}], "clients": [{"name": "M", "birthDate": "17/04/1990"}]}),
+    );
+    assert!(
+        found.contains(&"spins[0].won: is required".to_owned()),
+        "{found:?}"
+    );
+    assert!(
+        found
+            .iter()
+            .any(|p| p.starts_with("clients[0].birthDate: expected a date")),
+        "{found:?}"
+    );
 }

@@ -1,7 +1,5 @@
-use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::Ordering;
 
-use diesel::connection::{Instrumentation, InstrumentationEvent};
 use diesel_async::{AsyncConnection, AsyncPgConnection};
 use shop_domain::catalogue::{ActiveFilter, Product, ProductListQuery};
 use shop_domain::id::{BrandId, CategoryId, ProductId};
@@ -12,7 +10,7 @@ use shop_ports::port::CatalogueRepository;
 use super::fixtures::{
     at, brand, category, imported, imported_at, product, store_products, two_shops, variant,
 };
-use super::test_databases;
+use super::{counter, test_databases};
 use crate::DatabaseUrl;
 use crate::catalogue::{CatalogueQueries, Selection};
 use crate::database::SqliteConn;
@@ -232,18 +230,6 @@ async fn find_product_has_every_variant_in_display_order() {
         expected.sort_variants();
         assert_eq!(found, expected, "{}", t.backend());
     }
-}
-
-/// Counts the statements a connection runs.
-fn counter() -> (Arc<AtomicUsize>, impl Instrumentation) {
-    let count = Arc::new(AtomicUsize::new(0));
-    let seen = Arc::clone(&count);
-    let instrumentation = move |event: InstrumentationEvent<'_>| {
-        if matches!(event, InstrumentationEvent::StartQuery { .. }) {
-            seen.fetch_add(1, Ordering::SeqCst);
-        }
-    };
-    (count, instrumentation)
 }
 
 #[tokio::test]

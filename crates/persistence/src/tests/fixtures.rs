@@ -3,11 +3,20 @@
 use shop_domain::Timestamp;
 use shop_domain::api_key::{ApiKey, KeyPrefix};
 use shop_domain::catalogue::{BrandRef, CategoryRef, Product, Variant};
+use shop_domain::client::{Billing, Client, ClientConfidential, ClientLoyalty};
 use shop_domain::color::HexColor;
-use shop_domain::id::{BrandId, CategoryId, ProductId, ShopId, TierId, VariantId};
-use shop_domain::import::{GivenStamps, ImportedProduct, ShopImport};
-use shop_domain::loyalty::LoyaltyTier;
+use shop_domain::id::{
+    BrandId, CategoryId, ClientId, OrderId, OrderItemId, ProductId, ShopId, SpinId, TicketId,
+    TierId, VariantId,
+};
+use shop_domain::import::{
+    GivenStamps, ImportedClient, ImportedEvent, ImportedOrder, ImportedProduct, ShopImport,
+};
+use shop_domain::loyalty::{LotteryTicket, LoyaltyTier, Spin};
 use shop_domain::money::Cents;
+use shop_domain::order::{
+    Order, OrderConfidential, OrderItem, OrderSource, OrderStatus, PaymentStatus,
+};
 use shop_domain::scope::ScopeSet;
 use shop_domain::shop::{Shop, ShopSlug, SubscriptionStatus};
 use shop_domain::tax_rate::TaxRate;
@@ -137,8 +146,135 @@ pub fn imported_at(product: Product, created_at: i64, updated_at: i64) -> Import
 /// Stores products (the import is the catalogue's only write path).
 pub async fn store_products(db: &Database, shop: &Shop, products: Vec<ImportedProduct>) {
     let data = ShopImport {
-        tiers: vec![],
         products,
+        ..ShopImport::default()
     };
+    db.import(&shop.id, data, at(5_000)).await.unwrap();
+}
+
+/// A client with every field set, no private note.
+pub fn client(id: &str, name: &str) -> Client {
+    Client {
+        id: ClientId::parse(id).unwrap(),
+        name: name.into(),
+        display_name: Some(format!("{name} (display)")),
+        phone: None,
+        email: None,
+        billing: Billing {
+            company: Some("Acme SARL".into()),
+            vat_number: Some("FR12345678901".into()),
+            address: Some("1 rue de la Paix".into()),
+            city: Some("Paris".into()),
+            postal_code: Some("75002".into()),
+            country: "FR".into(),
+        },
+        birth_date: Some("1990-04-17".into()),
+        loyalty: ClientLoyalty {
+            points: 120,
+            expires_at: Some(at(9_000_000)),
+            points_lifetime: 450,
+            points_all_time: 600,
+            tier_achieved_at: Some(at(4_000)),
+        },
+        receipt_by_email: true,
+        tags: vec!["vip".into()],
+        created_at: at(0),
+        updated_at: at(0),
+    }
+}
+
+/// As read from a file: stamped with `created_at` and `updated_at`, with its private fields.
+pub fn imported_client(client: Client, at_ms: i64, private: ClientConfidential) -> ImportedClient {
+    ImportedClient {
+        client,
+        confidential: private,
+        stamps: GivenStamps {
+            created_at: Some(at(at_ms)),
+            updated_at: Some(at(at_ms)),
+        },
+    }
+}
+
+/// A line of product `product`, variant `<product>-v0`.
+pub fn item(id: &str, product: &str) -> OrderItem {
+    OrderItem {
+        id: OrderItemId::parse(id).unwrap(),
+        product_id: ProductId::parse(product).unwrap(),
+        variant_id: VariantId::parse(format!("{product}-v0")).unwrap(),
+        product_name: format!("Product {product}"),
+        unit_price: Cents(1_250),
+        quantity: 2,
+        total: Cents(2_500),
+        tax_rate: TaxRate::parse("20.00").unwrap(),
+        tax_amount: Cents(417),
+    }
+}
+
+/// A paid, completed point-of-sale order created (and updated) at `created_at`, without
+/// items or client.
+pub fn order(id: &str, created_at: i64) -> Order {
+    Order {
+        id: OrderId::parse(id).unwrap(),
+        order_number: created_at,
+        source: OrderSource::Pos,
+        status: OrderStatus::Completed,
+        payment_status: PaymentStatus::Paid,
+        subtotal: Cents(2_500),
+        discount_amount: Cents(0),
+        tax_amount: Cents(417),
+        total: Cents(2_500),
+        payment_method: Some("card".into()),
+        paid_at: Some(at(created_at)),
+        client_id: None,
+        items: vec![],
+        created_at: at(created_at),
+        updated_at: at(created_at),
+    }
+}
+
+/// As read from a file that gives the order's own timestamps.
+pub fn imported_order(order: Order, private: OrderConfidential) -> ImportedOrder {
+    let stamps = GivenStamps {
+        created_at: Some(order.created_at),
+        updated_at: Some(order.updated_at),
+    };
+    ImportedOrder {
+        order,
+        confidential: private,
+        stamps,
+    }
+}
+
+pub fn ticket(id: &str, client: &str, created_at: i64) -> LotteryTicket {
+    LotteryTicket {
+        id: TicketId::parse(id).unwrap(),
+        client_id: ClientId::parse(client).unwrap(),
+        order_id: None,
+        created_at: at(created_at),
+    }
+}
+
+pub fn spin(id: &str, client: &str, created_at: i64) -> Spin {
+    Spin {
+        id: SpinId::parse(id).unwrap(),
+        client_id: ClientId::parse(client).unwrap(),
+        order_id: None,
+        won: true,
+        prize_label: Some("Bougie".into()),
+        prize_type: Some("product".into()),
+        created_at: at(created_at),
+    }
+}
+
+/// As read from a file that gives the event's creation time.
+pub fn imported_event<T: Clone>(event: T, created_at: i64) -> ImportedEvent<T> {
+    ImportedEvent {
+        event,
+        created_at: Some(at(created_at)),
+    }
+}
+
+/// Stores whatever the file holds, at `now` = 5000.
+pub async fn store(db: &Database, shop: &Shop, data: ShopImport) {
     db.import(&shop.id, data, at(5_000)).await.unwrap();
 }

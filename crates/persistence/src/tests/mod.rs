@@ -3,15 +3,21 @@
 //! afterwards. All in this one module, so the crate has one test binary.
 
 mod catalogue;
+mod clients;
 mod fixtures;
 mod import;
+mod import_sales;
 mod keys;
+mod loyalty;
 mod migrations;
+mod orders;
 mod shops;
 
+use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{SystemTime, UNIX_EPOCH};
 
+use diesel::connection::{Instrumentation, InstrumentationEvent};
 use diesel_async::{AsyncConnection, AsyncPgConnection, SimpleAsyncConnection};
 
 use crate::{Database, DatabaseUrl, PoolOptions};
@@ -144,6 +150,18 @@ impl Drop for DropPgDatabase {
             eprintln!("could not drop test database {}: {dropped:?}", self.name);
         }
     }
+}
+
+/// Counts the statements a connection runs.
+pub(crate) fn counter() -> (Arc<AtomicUsize>, impl Instrumentation) {
+    let count = Arc::new(AtomicUsize::new(0));
+    let seen = Arc::clone(&count);
+    let instrumentation = move |event: InstrumentationEvent<'_>| {
+        if matches!(event, InstrumentationEvent::StartQuery { .. }) {
+            seen.fetch_add(1, Ordering::SeqCst);
+        }
+    };
+    (count, instrumentation)
 }
 
 #[test]

@@ -1,0 +1,107 @@
+//! Reading clients: the list page (by ascending id, optionally searched) and one client.
+//!
+//! Only [`ClientRow`]'s columns are selected: the private note and the legacy link never leave
+//! the database on this path.
+
+use async_trait::async_trait;
+use diesel::prelude::*;
+use diesel_async::RunQueryDsl;
+use shop_domain::client::{Client, ClientListQuery};
+use shop_domain::id::{ClientId, ShopId};
+use shop_ports::StoreError;
+use shop_ports::port::ClientRepository;
+
+use crate::catalogue::contains_pattern;
+use crate::database::{Database, impl_for_each_backend, with_conn};
+use crate::error::DbError;
+use crate::rows::ClientRow;
+use crate::schema::clients;
+
+/// Which clients to load; either way by ascending id.
+#[derive(Clone, Copy)]
+pub(crate) enum ClientSelection<'a> {
+    /// A list page: the query's search, after its keyset position, at most `limit + 1`.
+    Page(&'a ClientListQuery),
+    /// These ids (missing ones are skipped).
+    Ids(&'a [String]),
+}
+
+/// Queries shared by the API's reads and the import, implemented for both backends'
+/// connections so that the import can run them inside its transaction.
+pub(crate) trait ClientQueries {
+    fn load_clients(
+        &mut self,
+        shop: &ShopId,
+        selection: ClientSelection<'_>,
+    ) -> impl Future<Output = Result<Vec<Client>, DbError>> + Send;
+}
+
+impl_for_each_backend! {
+    impl ClientQueries {
+        async fn load_clients(
+            &mut self,
+            shop: &ShopId,
+            selection: ClientSelection<'_>,
+        ) -> Result<Vec<Client>, DbError> {
+            let mut query = clients::table
+                .filter(clients::shop_id.eq(shop.as_str()))
+                .select(ClientRow::as_select())
+                .order(clients::id.asc())
+                .into_boxed();
+            match selection {
+                ClientSelection::Page(page) => {
+                    if let Some(after) = &page.after {
+                        query = query.filter(clients::id.gt(after.as_str()));
+                    }
+                    if let Some(search) = &page.search {
+                        let in_text = clients::search_text
+                            .like(contains_pattern(search.text.as_str()))
+                            .escape('\\');
+                        query = match &search.phone_digits {
+                            // A phone-like term also matches the normalised phone, so that
+                            // "06 12" finds "+33 6 12 34 56 78".
+                            Some(digits) => query.filter(
+                                in_text.or(clients::phone_digits
+                                    .like(contains_pattern(digits))
+                                    .escape('\\')),
+                            ),
+                            None => query.filter(in_text),
+                        };
+                    }
+                    let overfetch = i64::try_from(page.limit.get() + 1).unwrap_or(i64::MAX);
+                    query = query.limit(overfetch);
+                }
+                ClientSelection::Ids(ids) => {
+                    query = query.filter(clients::id.eq_any(ids));
+                }
+            }
+            let rows: Vec<ClientRow> = query.load(self).await?;
+            rows.into_iter().map(ClientRow::into_domain).collect()
+        }
+    }
+}
+
+#[async_trait]
+impl ClientRepository for Database {
+    async fn list_clients(
+        &self,
+        shop: &ShopId,
+        query: &ClientListQuery,
+    ) -> Result<Vec<Client>, StoreError> {
+        Ok(with_conn!(self, |conn| conn
+            .load_clients(shop, ClientSelection::Page(query))
+            .await)?)
+    }
+
+    async fn find_client(
+        &self,
+        shop: &ShopId,
+        id: &ClientId,
+    ) -> Result<Option<Client>, StoreError> {
+        let ids = [id.as_str().to_owned()];
+        let mut found = with_conn!(self, |conn| conn
+            .load_clients(shop, ClientSelection::Ids(&ids))
+            .await)?;
+        Ok(found.pop())
+    }
+}

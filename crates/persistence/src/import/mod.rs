@@ -1,0 +1,159 @@
+//! `ImportRepository`: an idempotent upsert of a shop's data, all or nothing, in one
+//! transaction.
+//!
+//! Steps: (1) [`checks`] collects every problem only the database can see, with its path in
+//! the file: ids that already belong to another shop (ids are global primary keys), a variant
+//! or order item id stored under another parent, and references (an order's client, an item's
+//! product and variant, a ticket's or spin's client and order) that resolve neither in the
+//! file nor in the shop. Any problem refuses the whole file before anything is written.
+//! (2) Each kind is loaded as stored, decided row by row with the domain's `decide_*` rules,
+//! and only the rows they say changed are written, parents before children (tiers, products,
+//! clients, orders, then tickets and spins) so that foreign keys hold at every statement.
+//! Re-importing the same file writes nothing at all.
+
+mod catalogue;
+mod checks;
+mod events;
+mod sales;
+
+use async_trait::async_trait;
+use shop_domain::Timestamp;
+use shop_domain::id::ShopId;
+use shop_domain::import::{ImportProblem, ShopImport};
+use shop_ports::port::{ImportReport, ImportRepository, ImportStoreError};
+
+use crate::catalogue::CatalogueQueries;
+use crate::clients::ClientQueries;
+use crate::database::{Database, in_transaction};
+use crate::error::DbError;
+use crate::orders::OrderQueries;
+
+/// Ids per `IN (…)` list: far below SQLite's and PostgreSQL's bind limits.
+const IDS_PER_QUERY: usize = 500;
+
+/// Why the import transaction rolled back.
+#[derive(Debug)]
+enum ImportFailure {
+    Rejected(Vec<ImportProblem>),
+    Db(DbError),
+}
+
+impl From<DbError> for ImportFailure {
+    fn from(error: DbError) -> Self {
+        Self::Db(error)
+    }
+}
+
+impl From<diesel::result::Error> for ImportFailure {
+    fn from(error: diesel::result::Error) -> Self {
+        Self::Db(error.into())
+    }
+}
+
+/// Every query the import runs, on either backend's connection.
+trait ImportConnection:
+    CatalogueQueries
+    + ClientQueries
+    + OrderQueries
+    + checks::OwnershipQueries
+    + catalogue::CatalogueWrites
+    + sales::SalesWrites
+    + events::EventWrites
+    + Send
+{
+}
+
+impl<C> ImportConnection for C where
+    C: CatalogueQueries
+        + ClientQueries
+        + OrderQueries
+        + checks::OwnershipQueries
+        + catalogue::CatalogueWrites
+        + sales::SalesWrites
+        + events::EventWrites
+        + Send
+{
+}
+
+#[async_trait]
+impl ImportRepository for Database {
+    async fn import(
+        &self,
+        shop: &ShopId,
+        data: ShopImport,
+        now: Timestamp,
+    ) -> Result<ImportReport, ImportStoreError> {
+        let outcome: Result<ImportReport, ImportFailure> =
+            in_transaction!(self, |conn| apply(conn, shop, data, now).await);
+        outcome.map_err(|failure| match failure {
+            ImportFailure::Rejected(problems) => ImportStoreError::Rejected(problems),
+            ImportFailure::Db(error) => ImportStoreError::Store(error.into()),
+        })
+    }
+}
+
+/// The whole import, on a connection already inside the transaction. An `Err` rolls back.
+async fn apply<C: ImportConnection>(
+    conn: &mut C,
+    shop: &ShopId,
+    data: ShopImport,
+    now: Timestamp,
+) -> Result<ImportReport, ImportFailure> {
+    let problems = checks::problems(conn, shop, &data).await?;
+    if !problems.is_empty() {
+        return Err(ImportFailure::Rejected(problems));
+    }
+    let ShopImport {
+        tiers,
+        products,
+        clients,
+        orders,
+        lottery_tickets,
+        spins,
+    } = data;
+    // Parents first: orders refer to clients, tickets and spins to clients and orders.
+    let tiers = catalogue::import_tiers(conn, shop, &tiers).await?;
+    let products = catalogue::import_products(conn, shop, products, now).await?;
+    let clients = sales::import_clients(conn, shop, clients, now).await?;
+    let orders = sales::import_orders(conn, shop, orders, now).await?;
+    let lottery_tickets = events::import_tickets(conn, shop, lottery_tickets, now).await?;
+    let spins = events::import_spins(conn, shop, spins, now).await?;
+    Ok(ImportReport {
+        tiers,
+        products,
+        clients,
+        orders,
+        lottery_tickets,
+        spins,
+    })
+}
+
+/// `ON CONFLICT … DO UPDATE … WHERE predicate`. Spelled out because `FilterDsl`, which gives
+/// upserts their `filter`, would make every other `.filter()` call ambiguous if imported.
+fn only_in_shop<S, P>(upsert: S, predicate: P) -> diesel::dsl::Filter<S, P>
+where
+    S: diesel::query_dsl::methods::FilterDsl<P>,
+{
+    diesel::query_dsl::methods::FilterDsl::filter(upsert, predicate)
+}
+
+/// Every upsert updates only a row of the same shop (`ON CONFLICT (id) DO UPDATE … WHERE
+/// shop_id = ?`). Step (1) already refused foreign ids; a row claimed by another shop since
+/// then updates nothing, and that is reported instead of being counted as written.
+fn check_written(written: usize, table: &str, id: &str) -> Result<(), DbError> {
+    if written == 1 {
+        Ok(())
+    } else {
+        Err(DbError::Invariant(format!(
+            "{table} id {id} was taken by another shop during the import"
+        )))
+    }
+}
+
+/// Sorted, de-duplicated, owned: ready to be chunked into `IN (…)` lists.
+fn distinct<'i>(ids: impl Iterator<Item = &'i str>) -> Vec<String> {
+    let mut ids: Vec<String> = ids.map(str::to_owned).collect();
+    ids.sort_unstable();
+    ids.dedup();
+    ids
+}

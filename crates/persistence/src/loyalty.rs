@@ -1,0 +1,81 @@
+//! `LoyaltyRepository`: a shop's tiers, and a client's latest lottery tickets and spins.
+
+use async_trait::async_trait;
+use diesel::prelude::*;
+use diesel_async::RunQueryDsl;
+use shop_domain::id::{ClientId, ShopId};
+use shop_domain::loyalty::{LotteryTicket, LoyaltyTier, Spin};
+use shop_ports::StoreError;
+use shop_ports::port::LoyaltyRepository;
+
+use crate::database::{Database, with_conn};
+use crate::error::DbError;
+use crate::rows::{SpinRow, TicketRow, TierRow};
+use crate::schema::{lottery_tickets, loyalty_tiers, spins};
+
+/// `LIMIT` takes a signed number; a limit beyond it is no limit.
+fn sql_limit(limit: usize) -> i64 {
+    i64::try_from(limit).unwrap_or(i64::MAX)
+}
+
+#[async_trait]
+impl LoyaltyRepository for Database {
+    async fn tiers(&self, shop: &ShopId) -> Result<Vec<LoyaltyTier>, StoreError> {
+        let rows = with_conn!(self, |conn| loyalty_tiers::table
+            .filter(loyalty_tiers::shop_id.eq(shop.as_str()))
+            .order((
+                loyalty_tiers::min_points_lifetime.asc(),
+                loyalty_tiers::id.asc()
+            ))
+            .select(TierRow::as_select())
+            .load(conn)
+            .await)?;
+        Ok(rows
+            .into_iter()
+            .map(TierRow::into_domain)
+            .collect::<Result<_, DbError>>()?)
+    }
+
+    async fn recent_tickets(
+        &self,
+        shop: &ShopId,
+        client: &ClientId,
+        limit: usize,
+    ) -> Result<Vec<LotteryTicket>, StoreError> {
+        let rows = with_conn!(self, |conn| lottery_tickets::table
+            .filter(lottery_tickets::shop_id.eq(shop.as_str()))
+            .filter(lottery_tickets::client_id.eq(client.as_str()))
+            .order((
+                lottery_tickets::created_at_ms.desc(),
+                lottery_tickets::id.desc()
+            ))
+            .limit(sql_limit(limit))
+            .select(TicketRow::as_select())
+            .load(conn)
+            .await)?;
+        Ok(rows
+            .into_iter()
+            .map(TicketRow::into_domain)
+            .collect::<Result<_, DbError>>()?)
+    }
+
+    async fn recent_spins(
+        &self,
+        shop: &ShopId,
+        client: &ClientId,
+        limit: usize,
+    ) -> Result<Vec<Spin>, StoreError> {
+        let rows = with_conn!(self, |conn| spins::table
+            .filter(spins::shop_id.eq(shop.as_str()))
+            .filter(spins::client_id.eq(client.as_str()))
+            .order((spins::created_at_ms.desc(), spins::id.desc()))
+            .limit(sql_limit(limit))
+            .select(SpinRow::as_select())
+            .load(conn)
+            .await)?;
+        Ok(rows
+            .into_iter()
+            .map(SpinRow::into_domain)
+            .collect::<Result<_, DbError>>()?)
+    }
+}
