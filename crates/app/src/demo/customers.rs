@@ -68,18 +68,18 @@ fn client(n: usize) -> Value {
     json!({
         "id": format!("demo_client_{n:03}"),
         "name": format!("{first} {last}"),
-        "displayName": if n % 3 == 0 { Value::from(first) } else { Value::Null },
+        "displayName": if n.is_multiple_of(3) { Value::from(first) } else { Value::Null },
         "phone": if n % 10 == 9 { Value::Null } else { Value::from(phone) },
         "email": format!("{}.{}{n}@example.com", first.to_lowercase(), last.to_lowercase()),
         "billing": {
-            "company": if n % 7 == 0 { Value::from(format!("{last} SARL")) } else { Value::Null },
-            "vatNumber": if n % 7 == 0 { Value::from(format!("FR{:011}", n * 7_919)) } else { Value::Null },
+            "company": if n.is_multiple_of(7) { Value::from(format!("{last} SARL")) } else { Value::Null },
+            "vatNumber": if n.is_multiple_of(7) { Value::from(format!("FR{:011}", n * 7_919)) } else { Value::Null },
             "address": format!("{} rue des Lilas", n + 1),
             "city": city,
             "postalCode": postal_code,
             "country": "FR",
         },
-        "birthDate": if n % 5 == 0 { Value::Null } else { Value::from(format!("19{:02}-{:02}-{:02}", 60 + n % 40, 1 + n % 12, 1 + n % 28)) },
+        "birthDate": if n.is_multiple_of(5) { Value::Null } else { Value::from(format!("19{:02}-{:02}-{:02}", 60 + n % 40, 1 + n % 12, 1 + n % 28)) },
         "loyalty": {
             "points": lifetime % 400,
             "expiresAt": timestamp(LAST_ORDER_MILLIS + (n as i64 + 30) * 24 * HOUR_MILLIS),
@@ -87,8 +87,8 @@ fn client(n: usize) -> Value {
             "pointsAllTime": lifetime + 50,
             "tierAchievedAt": timestamp(LAST_ORDER_MILLIS - n as i64 * 48 * HOUR_MILLIS),
         },
-        "receiptByEmail": n % 2 == 0,
-        "tags": if n % 6 == 0 { json!(["vip"]) } else { json!([]) },
+        "receiptByEmail": n.is_multiple_of(2),
+        "tags": if n.is_multiple_of(6) { json!(["vip"]) } else { json!([]) },
         "note": format!("private note {n}"),
         "anonymousClientId": format!("anon-{n}"),
     })
@@ -119,7 +119,11 @@ fn order(n: usize) -> Value {
         })
         .collect();
     let subtotal: i64 = items.iter().filter_map(|i| i["totalCents"].as_i64()).sum();
-    let discount = if n % 8 == 0 { subtotal / 10 } else { 0 };
+    let discount = if n.is_multiple_of(8) {
+        subtotal / 10
+    } else {
+        0
+    };
     let tax: i64 = items
         .iter()
         .filter_map(|i| i["taxAmountCents"].as_i64())
@@ -144,7 +148,7 @@ fn order(n: usize) -> Value {
         "signature": format!("sig-{n:03}"),
         "previousSignature": if n == 0 { Value::Null } else { Value::from(format!("sig-{:03}", n - 1)) },
         "cumulativeTotalTTCSnapshot": (n as i64 + 1) * 4_200,
-        "internalNote": if n % 9 == 0 { Value::from("client called about pickup") } else { Value::Null },
+        "internalNote": if n.is_multiple_of(9) { Value::from("client called about pickup") } else { Value::Null },
         "paymentIntentId": if n % 3 == 2 { Value::from(format!("pi_demo_{n:03}")) } else { Value::Null },
     })
 }
@@ -172,7 +176,7 @@ fn tickets(c: usize) -> Vec<Value> {
 fn spins(c: usize) -> Vec<Value> {
     (0..(c * 5) % 13)
         .map(|s| {
-            let won = (c + s) % 3 == 0;
+            let won = (c + s).is_multiple_of(3);
             json!({
                 "id": format!("demo_spin_{c:03}_{s:02}"),
                 "clientId": format!("demo_client_{c:03}"),
