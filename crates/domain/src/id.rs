@@ -59,6 +59,7 @@ opaque_id!(OrderItemId);
 opaque_id!(ClientId);
 opaque_id!(TicketId);
 opaque_id!(SpinId);
+opaque_id!(MovementId);
 
 #[cfg(test)]
 mod tests {

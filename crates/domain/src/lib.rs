@@ -18,6 +18,7 @@ pub mod order;
 pub mod pagination;
 pub mod scope;
 pub mod shop;
+pub mod stock;
 pub mod tax_rate;
 pub mod text;
 pub mod timestamp;

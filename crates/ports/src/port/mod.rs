@@ -8,6 +8,7 @@ mod loyalty;
 mod orders;
 mod runtime;
 mod shops;
+mod stock;
 
 pub use catalogue::CatalogueRepository;
 pub use clients::ClientRepository;
@@ -17,6 +18,7 @@ pub use loyalty::LoyaltyRepository;
 pub use orders::OrderRepository;
 pub use runtime::{Clock, IdGenerator};
 pub use shops::ShopStore;
+pub use stock::{AdjustmentCommand, AdjustmentOutcome, IdempotencyClaim, StockRepository};
 
 #[cfg(feature = "mocks")]
 pub use catalogue::MockCatalogueRepository;
@@ -34,3 +36,5 @@ pub use orders::MockOrderRepository;
 pub use runtime::{MockClock, MockIdGenerator};
 #[cfg(feature = "mocks")]
 pub use shops::MockShopStore;
+#[cfg(feature = "mocks")]
+pub use stock::MockStockRepository;

@@ -9,6 +9,7 @@ pub mod loyalty;
 pub mod orders;
 mod read_error;
 pub mod shops;
+pub mod stock;
 
 pub use authenticate::{AuthError, AuthStats, Authenticator, Principal};
 pub use catalogue::ProductCatalogue;
@@ -19,3 +20,4 @@ pub use loyalty::{LoyaltyOverview, LoyaltySummary};
 pub use orders::OrderHistory;
 pub use read_error::ReadError;
 pub use shops::{NewShop, ShopAdmin, ShopAdminError, ShopChange};
+pub use stock::StockKeeper;

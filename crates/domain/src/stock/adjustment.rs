@@ -1,0 +1,212 @@
+//! `POST /stock/adjustments`: a signed change of one variant's stock, with its reason.
+
+use sha2::{Digest, Sha256};
+
+use crate::Timestamp;
+use crate::api_key::KeyPrefix;
+use crate::id::{MovementId, ProductId, VariantId};
+
+pub const MAX_ABS_QUANTITY: i64 = 1_000_000;
+pub const MAX_REASON_LEN: usize = 500;
+
+/// A non-zero change of at most 1,000,000 units either way. Stock may go below zero, as at a
+/// till that sells what the system did not know was there.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct StockDelta(i64);
+
+impl StockDelta {
+    pub fn new(quantity: i64) -> Result<Self, &'static str> {
+        if quantity == 0 {
+            Err("must not be zero")
+        } else if quantity.unsigned_abs() > MAX_ABS_QUANTITY.unsigned_abs() {
+            Err("must be between -1000000 and 1000000")
+        } else {
+            Ok(Self(quantity))
+        }
+    }
+
+    pub const fn get(self) -> i64 {
+        self.0
+    }
+}
+
+/// A free-text justification: trimmed, 1 to 500 characters.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AdjustmentReason(String);
+
+impl AdjustmentReason {
+    pub fn parse(text: &str) -> Result<Self, &'static str> {
+        let trimmed = text.trim();
+        if trimmed.is_empty() {
+            Err("must not be empty")
+        } else if trimmed.chars().count() > MAX_REASON_LEN {
+            Err("must be at most 500 characters")
+        } else {
+            Ok(Self(trimmed.to_owned()))
+        }
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+/// One invalid field of an adjustment request.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AdjustmentProblem {
+    pub field: &'static str,
+    pub message: &'static str,
+}
+
+/// A valid adjustment request.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AdjustmentRequest {
+    /// The variant id as sent.
+    pub requested_variant: String,
+    /// `None` when the id cannot exist (outside the id alphabet): such a variant is simply
+    /// not found, exactly like an unknown one.
+    pub variant_id: Option<VariantId>,
+    pub delta: StockDelta,
+    pub reason: AdjustmentReason,
+}
+
+impl AdjustmentRequest {
+    /// Checks every field and reports every problem, not only the first.
+    pub fn parse(
+        variant_id: &str,
+        quantity: i64,
+        reason: &str,
+    ) -> Result<Self, Vec<AdjustmentProblem>> {
+        let mut problems = Vec::new();
+        if variant_id.is_empty() {
+            problems.push(AdjustmentProblem {
+                field: "variantId",
+                message: "must not be empty",
+            });
+        }
+        let delta = StockDelta::new(quantity).map_err(|message| {
+            problems.push(AdjustmentProblem {
+                field: "quantity",
+                message,
+            })
+        });
+        let reason = AdjustmentReason::parse(reason).map_err(|message| {
+            problems.push(AdjustmentProblem {
+                field: "reason",
+                message,
+            })
+        });
+        match (delta, reason) {
+            (Ok(delta), Ok(reason)) if problems.is_empty() => Ok(Self {
+                requested_variant: variant_id.to_owned(),
+                variant_id: VariantId::parse(variant_id).ok(),
+                delta,
+                reason,
+            }),
+            _ => Err(problems),
+        }
+    }
+
+    /// What identifies "the same request" for idempotency: the parsed values, so that field
+    /// order, spacing or a trimmed reason do not count as a different body.
+    pub fn fingerprint(&self) -> String {
+        let digest = Sha256::new()
+            .chain_update(self.requested_variant.as_bytes())
+            .chain_update([0])
+            .chain_update(self.delta.get().to_be_bytes())
+            .chain_update(self.reason.as_str())
+            .finalize();
+        digest.iter().map(|b| format!("{b:02x}")).collect()
+    }
+}
+
+/// The answer to an applied adjustment (spec §2 Stock adjustment result).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StockAdjustment {
+    pub variant_id: VariantId,
+    pub product_id: ProductId,
+    pub previous_stock: i64,
+    pub new_stock: i64,
+    pub delta: i64,
+    pub movement_id: MovementId,
+    pub applied_at: Timestamp,
+}
+
+/// What an adjustment came to. Rejections are results too: an idempotent replay returns them
+/// as first answered.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum AdjustmentResult {
+    Applied(StockAdjustment),
+    VariantNotFound,
+    NotTracked,
+}
+
+/// The traceable record of one adjustment (StockMovement), listed by `shop-api stock
+/// movements`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StockMovement {
+    pub id: MovementId,
+    pub variant_id: VariantId,
+    pub product_id: ProductId,
+    pub delta: i64,
+    pub previous_stock: i64,
+    pub new_stock: i64,
+    pub reason: String,
+    pub api_key_prefix: KeyPrefix,
+    pub created_at: Timestamp,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn quantity_bounds() {
+        assert!(
+            StockDelta::new(1).is_ok()
+                && StockDelta::new(-1_000_000).is_ok()
+                && StockDelta::new(1_000_000).is_ok()
+        );
+        assert_eq!(StockDelta::new(0), Err("must not be zero"));
+        assert!(
+            StockDelta::new(1_000_001).is_err()
+                && StockDelta::new(-1_000_001).is_err()
+                && StockDelta::new(i64::MIN).is_err()
+        );
+    }
+
+    #[test]
+    fn reason_is_trimmed_and_bounded() {
+        assert_eq!(
+            AdjustmentReason::parse("  inventaire ").unwrap().as_str(),
+            "inventaire"
+        );
+        assert!(AdjustmentReason::parse("   ").is_err());
+        assert!(AdjustmentReason::parse(&"é".repeat(500)).is_ok());
+        assert!(AdjustmentReason::parse(&"é".repeat(501)).is_err());
+    }
+
+    #[test]
+    fn every_problem_is_reported_at_once() {
+        let problems = AdjustmentRequest::parse("", 0, " ").unwrap_err();
+        let fields: Vec<_> = problems.iter().map(|p| p.field).collect();
+        assert_eq!(fields, ["variantId", "quantity", "reason"]);
+    }
+
+    #[test]
+    fn an_impossible_variant_id_is_valid_but_can_match_nothing() {
+        let request = AdjustmentRequest::parse("no/such id", 2, "x").unwrap();
+        assert_eq!(request.variant_id, None);
+        assert_eq!(request.requested_variant, "no/such id");
+    }
+
+    #[test]
+    fn fingerprints_ignore_spacing_but_not_values() {
+        let a = AdjustmentRequest::parse("v1", 5, "casse").unwrap();
+        let b = AdjustmentRequest::parse("v1", 5, "  casse ").unwrap();
+        let c = AdjustmentRequest::parse("v1", -5, "casse").unwrap();
+        assert_eq!(a.fingerprint(), b.fingerprint());
+        assert_ne!(a.fingerprint(), c.fingerprint());
+        assert_eq!(a.fingerprint().len(), 64);
+    }
+}

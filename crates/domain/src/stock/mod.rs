@@ -1,0 +1,15 @@
+//! Stock per variant: the stock list and adjustments (spec §2 Stock entry, Stock adjustment
+//! result; §3: only tracked variants may be adjusted).
+
+mod adjustment;
+mod entry;
+mod idempotency;
+
+pub use adjustment::{
+    AdjustmentProblem, AdjustmentReason, AdjustmentRequest, AdjustmentResult, MAX_ABS_QUANTITY,
+    MAX_REASON_LEN, StockAdjustment, StockDelta, StockMovement,
+};
+pub use entry::{
+    StockEntry, StockListQuery, stock_cursor, stock_cursor_position, stock_search_text,
+};
+pub use idempotency::{IDEMPOTENCY_RETENTION_MILLIS, IdempotencyKey, InvalidIdempotencyKey};

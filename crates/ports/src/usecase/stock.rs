@@ -1,0 +1,84 @@
+//! `GET /stock`, `POST /stock/adjustments`, and the owner's movement list.
+
+use std::sync::Arc;
+
+use shop_domain::id::{MovementId, ShopId, VariantId};
+use shop_domain::pagination::Page;
+use shop_domain::stock::{
+    AdjustmentRequest, IDEMPOTENCY_RETENTION_MILLIS, IdempotencyKey, StockEntry, StockListQuery,
+    StockMovement, stock_cursor,
+};
+
+use super::{Principal, ReadError};
+use crate::StoreError;
+use crate::port::{
+    AdjustmentCommand, AdjustmentOutcome, Clock, IdGenerator, IdempotencyClaim, StockRepository,
+};
+
+pub struct StockKeeper {
+    repository: Arc<dyn StockRepository>,
+    ids: Arc<dyn IdGenerator>,
+    clock: Arc<dyn Clock>,
+}
+
+impl StockKeeper {
+    pub fn new(
+        repository: Arc<dyn StockRepository>,
+        ids: Arc<dyn IdGenerator>,
+        clock: Arc<dyn Clock>,
+    ) -> Self {
+        Self {
+            repository,
+            ids,
+            clock,
+        }
+    }
+
+    pub async fn list(
+        &self,
+        shop: &ShopId,
+        query: &StockListQuery,
+    ) -> Result<Page<StockEntry>, ReadError> {
+        let rows = self.repository.list_stock(shop, query).await?;
+        Ok(Page::from_overfetch(rows, query.limit, |entry| {
+            stock_cursor(&entry.variant_id)
+        }))
+    }
+
+    /// Applies (or replays) one adjustment for the caller's shop, recording the caller's key.
+    pub async fn adjust(
+        &self,
+        caller: &Principal,
+        request: AdjustmentRequest,
+        idempotency_key: Option<IdempotencyKey>,
+    ) -> Result<AdjustmentOutcome, StoreError> {
+        let at = self.clock.now();
+        let idempotency = idempotency_key.map(|key| IdempotencyClaim {
+            key,
+            fingerprint: request.fingerprint(),
+            expired_before: at.plus_millis(-IDEMPOTENCY_RETENTION_MILLIS),
+        });
+        let command = AdjustmentCommand {
+            shop: caller.shop.id.clone(),
+            variant_id: request.variant_id,
+            delta: request.delta,
+            reason: request.reason,
+            key_prefix: caller.key_prefix.clone(),
+            movement_id: MovementId::parse(self.ids.new_id()).map_err(StoreError::failure)?,
+            at,
+            idempotency,
+        };
+        self.repository.adjust_stock(&command).await
+    }
+
+    pub async fn movements(
+        &self,
+        shop: &ShopId,
+        variant: Option<VariantId>,
+    ) -> Result<Vec<StockMovement>, StoreError> {
+        self.repository.list_movements(shop, variant).await
+    }
+}
+
+#[cfg(test)]
+mod tests;
