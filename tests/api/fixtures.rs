@@ -134,3 +134,20 @@ pub fn sales() -> Value {
         "spins": spins
     })
 }
+
+/// A tracked product with four variants at known stock levels (threshold 3): `v_ok` 10,
+/// `v_low` 2, `v_out` 0, `v_off` 5 (inactive); and an untracked product with `v_free`.
+pub fn stock() -> Value {
+    let variant = |id: &str, label: &str, stock: i64, active: bool, order: i64| {
+        json!({"id": id, "label": label, "sku": format!("SKU-{}", id.to_uppercase()), "barcode": format!("37000{order}"),
+               "priceCents": 1000, "stock": stock, "lowStockThreshold": 3, "active": active, "order": order})
+    };
+    json!({"products": [
+        {"id": "p_mug", "name": "Mug émaillé", "ean": "3760000099999", "sku": "MUG", "priceCents": 1000, "taxRate": "20.00",
+         "trackStock": true, "updatedAt": "2026-01-01T00:00:00.000Z",
+         "variants": [variant("v_ok", "Blanc", 10, true, 0), variant("v_low", "Noir", 2, true, 1),
+                      variant("v_out", "Rouge", 0, true, 2), variant("v_off", "Vert", 5, false, 3)]},
+        {"id": "p_card", "name": "Carte cadeau", "priceCents": 2000, "taxRate": "0.00", "trackStock": false,
+         "variants": [variant("v_free", "25 €", 0, true, 0)]}
+    ]})
+}

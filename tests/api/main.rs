@@ -15,3 +15,6 @@ mod me;
 mod orders;
 mod products;
 mod products_paging;
+mod stock_adjustments;
+mod stock_concurrency;
+mod stock_list;

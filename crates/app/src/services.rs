@@ -21,6 +21,7 @@ pub struct Services {
     pub orders: Arc<OrderHistory>,
     pub clients: Arc<ClientDirectory>,
     pub loyalty: Arc<LoyaltyOverview>,
+    pub stock: Arc<StockKeeper>,
     pub shops: ShopAdmin,
     pub keys: KeyAdmin,
     pub import: ImportShopData,
@@ -52,6 +53,7 @@ impl Services {
             orders: Arc::new(OrderHistory::new(store.clone())),
             clients: Arc::new(ClientDirectory::new(store.clone())),
             loyalty: Arc::new(LoyaltyOverview::new(store.clone(), store.clone())),
+            stock: Arc::new(StockKeeper::new(store.clone(), ids.clone(), clock.clone())),
             shops: ShopAdmin::new(store.clone(), ids, clock.clone()),
             keys: KeyAdmin::new(
                 store.clone(),
@@ -73,6 +75,7 @@ impl Services {
             orders: self.orders.clone(),
             clients: self.clients.clone(),
             loyalty: self.loyalty.clone(),
+            stock: self.stock.clone(),
         }
     }
 }

@@ -183,6 +183,24 @@ impl TestApp {
             .await
     }
 
+    /// `POST /api/v1/stock/adjustments` with a JSON body and, optionally, an idempotency key.
+    pub async fn adjust(&self, key: &str, body: &Value, idempotency_key: Option<&str>) -> Reply {
+        self.send(self.adjustment_request(key, body, idempotency_key)).await
+    }
+
+    pub fn adjustment_request(&self, key: &str, body: &Value, idempotency_key: Option<&str>) -> reqwest::RequestBuilder {
+        let mut request = self
+            .client
+            .post(self.url("/api/v1/stock/adjustments"))
+            .bearer_auth(key)
+            .header("Content-Type", "application/json")
+            .body(body.to_string());
+        if let Some(idempotency_key) = idempotency_key {
+            request = request.header("Idempotency-Key", idempotency_key);
+        }
+        request
+    }
+
     pub async fn send(&self, request: reqwest::RequestBuilder) -> Reply {
         let response = request.send().await.expect("request");
         let status = response.status().as_u16();

@@ -9,6 +9,7 @@ use std::str::FromStr;
 use clap::{Args, Parser, Subcommand};
 use shop_domain::Timestamp;
 use shop_domain::api_key::KeyPrefix;
+use shop_domain::id::VariantId;
 use shop_domain::scope::ScopeSet;
 use shop_domain::shop::{ShopSlug, SubscriptionStatus};
 
@@ -49,6 +50,9 @@ pub enum Command {
     /// Manage API keys.
     #[command(subcommand)]
     Key(KeyCommand),
+    /// Inspect stock.
+    #[command(subcommand)]
+    Stock(StockCommand),
     /// Import a shop's data from a JSON file (one transaction, upsert by id).
     Import {
         #[arg(long, value_parser = parse_slug)]
@@ -86,6 +90,17 @@ pub enum ShopCommand {
         public_api: Option<bool>,
         #[arg(long, value_parser = parse_subscription)]
         subscription: Option<SubscriptionStatus>,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum StockCommand {
+    /// List the shop's stock movements, newest first.
+    Movements {
+        #[arg(long, value_parser = parse_slug)]
+        shop: ShopSlug,
+        #[arg(long, value_parser = parse_variant)]
+        variant: Option<VariantId>,
     },
 }
 
@@ -134,6 +149,10 @@ fn parse_scopes(text: &str) -> Result<ScopeSet, String> {
 
 fn parse_timestamp(text: &str) -> Result<Timestamp, String> {
     Timestamp::parse_rfc3339(text).map_err(|e| e.to_string())
+}
+
+fn parse_variant(text: &str) -> Result<VariantId, String> {
+    VariantId::parse(text).map_err(|e| e.to_string())
 }
 
 fn parse_prefix(text: &str) -> Result<KeyPrefix, String> {

@@ -6,7 +6,7 @@ use anyhow::Context;
 use shop_ports::port::ImportReport;
 use shop_ports::usecase::{ImportError, NewKey, NewShop, ShopChange};
 
-use super::{Cli, Command, KeyCommand, ServeArgs, ShopCommand};
+use super::{Cli, Command, KeyCommand, ServeArgs, ShopCommand, StockCommand};
 use crate::server::RunningServer;
 use crate::services::Services;
 use crate::{demo, import_file};
@@ -34,6 +34,27 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
         }
         Command::Shop(command) => shop(&services, command).await,
         Command::Key(command) => key(&services, command).await,
+        Command::Stock(StockCommand::Movements { shop, variant }) => {
+            let shop = services.shops.find(&shop).await?;
+            let mut out = std::io::stdout().lock();
+            writeln!(out, "CREATED\tMOVEMENT\tVARIANT\tPRODUCT\tDELTA\tPREVIOUS\tNEW\tKEY\tREASON")?;
+            for movement in services.stock.movements(&shop.id, variant).await? {
+                writeln!(
+                    out,
+                    "{}\t{}\t{}\t{}\t{:+}\t{}\t{}\t{}\t{}",
+                    movement.created_at.to_rfc3339(),
+                    movement.id,
+                    movement.variant_id,
+                    movement.product_id,
+                    movement.delta,
+                    movement.previous_stock,
+                    movement.new_stock,
+                    movement.api_key_prefix,
+                    movement.reason.replace(['\t', '\n'], " ")
+                )?;
+            }
+            Ok(())
+        }
         Command::Import { shop, file } => {
             let text = std::fs::read_to_string(&file)
                 .with_context(|| format!("cannot read {}", file.display()))?;
