@@ -9,12 +9,13 @@
 use std::borrow::Cow;
 use std::error::Error as StdError;
 
-use actix_web::error::JsonPayloadError;
+use actix_web::error::{JsonPayloadError, PayloadError};
 use actix_web::http::StatusCode;
 use actix_web::http::header::{self, ContentType};
 use actix_web::{HttpResponse, ResponseError};
 use serde::Serialize;
 use shop_domain::access::AccessDenied;
+use shop_domain::stock::{AdjustmentResult, StockAdjustment};
 use shop_ports::usecase::{AuthError, ReadError};
 use shop_ports::{BoxError, StoreError};
 
@@ -25,7 +26,7 @@ pub const MAX_BODY_BYTES: usize = 64 * 1024;
 pub const UNAUTHORIZED_MESSAGE: &str = "Missing or invalid API key.";
 const INTERNAL_MESSAGE: &str = "An unexpected error occurred.";
 
-/// One problem with one input field (a query parameter, later a body field).
+/// One problem with one input: a query parameter, a body member or a request header.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct FieldIssue {
     pub field: String,
@@ -61,6 +62,12 @@ pub enum ApiError {
     /// Unknown resource, another shop's resource, or unknown route; the text is public.
     #[error("not found: {0}")]
     NotFound(&'static str),
+    /// A stock adjustment of a variant whose product does not track stock (spec §3).
+    #[error("stock tracking is disabled for the variant")]
+    StockNotTracked,
+    /// An `Idempotency-Key` already used, within its retention, for a different request.
+    #[error("idempotency key reused with a different request")]
+    IdempotencyKeyReused,
     /// The `Allow` header is set by the envelope middleware from actix's own 405 response.
     #[error("method not allowed")]
     MethodNotAllowed,
@@ -86,6 +93,42 @@ impl ApiError {
         Self::Validation {
             message: "Invalid query parameters.",
             details,
+        }
+    }
+
+    /// Invalid fields of a JSON body, or headers that qualify it (`Idempotency-Key`).
+    pub fn invalid_body(details: Vec<FieldIssue>) -> Self {
+        Self::Validation {
+            message: "The request body is invalid.",
+            details,
+        }
+    }
+
+    /// A write whose `Content-Type` is missing or is not `application/json`.
+    pub fn not_json_content_type() -> Self {
+        Self::Validation {
+            message: "Content-Type must be application/json.",
+            details: vec![FieldIssue::new("Content-Type", "must be application/json")],
+        }
+    }
+
+    /// The error of the `web::Bytes` extractor, run by a handler after authentication:
+    /// 413 over the `PayloadConfig` limit, 400 for a body that could not be read.
+    pub fn unreadable_body(error: &actix_web::Error) -> Self {
+        match error.as_error::<PayloadError>() {
+            Some(PayloadError::Overflow) => Self::PayloadTooLarge,
+            Some(_) => Self::Validation {
+                message: "The request body could not be read.",
+                details: Vec::new(),
+            },
+            None => {
+                let status = error.as_response_error().status_code();
+                if status.is_server_error() {
+                    Self::internal(error.to_string())
+                } else {
+                    Self::from_status(status)
+                }
+            }
         }
     }
 
@@ -120,6 +163,8 @@ impl ApiError {
             Self::Validation { .. } => "VALIDATION_ERROR",
             Self::InvalidJson => "INVALID_JSON",
             Self::NotFound(_) => "NOT_FOUND",
+            Self::StockNotTracked => "STOCK_NOT_TRACKED",
+            Self::IdempotencyKeyReused => "IDEMPOTENCY_KEY_REUSED",
             Self::MethodNotAllowed => "METHOD_NOT_ALLOWED",
             Self::PayloadTooLarge => "PAYLOAD_TOO_LARGE",
             Self::UriTooLong => "URI_TOO_LONG",
@@ -146,6 +191,8 @@ impl ApiError {
             Self::Validation { message, .. } => message,
             Self::InvalidJson => "The request body is not valid JSON.",
             Self::NotFound(message) => message,
+            Self::StockNotTracked => "Stock tracking is not enabled for this variant.",
+            Self::IdempotencyKeyReused => "This Idempotency-Key was used with a different request.",
             Self::MethodNotAllowed => "This method is not allowed on this resource.",
             Self::PayloadTooLarge => "The request body is larger than 64 KiB.",
             Self::UriTooLong => "The request URI is too long.",
@@ -218,6 +265,7 @@ impl ResponseError for ApiError {
             Self::Forbidden(_) => StatusCode::FORBIDDEN,
             Self::Validation { .. } | Self::InvalidJson => StatusCode::BAD_REQUEST,
             Self::NotFound(_) => StatusCode::NOT_FOUND,
+            Self::StockNotTracked | Self::IdempotencyKeyReused => StatusCode::UNPROCESSABLE_ENTITY,
             Self::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
             Self::PayloadTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
             Self::UriTooLong => StatusCode::URI_TOO_LONG,
@@ -272,6 +320,7 @@ pub enum Resource {
     Product,
     Order,
     Client,
+    Variant,
 }
 
 impl Resource {
@@ -280,6 +329,7 @@ impl Resource {
             Resource::Product => "No product has this id.",
             Resource::Order => "No order has this id.",
             Resource::Client => "No client has this id.",
+            Resource::Variant => "No variant has this id.",
         }
     }
 }
@@ -292,6 +342,21 @@ impl ApiError {
         move |error| match error {
             ReadError::NotFound => Self::NotFound(resource.not_found_message()),
             ReadError::Store(store) => store.into(),
+        }
+    }
+}
+
+impl ApiError {
+    /// What the store decided about a stock adjustment: the applied adjustment (201), or the
+    /// error of a refusal. An unknown variant, another shop's and an id that cannot exist all
+    /// give the same 404 body.
+    pub fn adjusted(result: AdjustmentResult) -> Result<StockAdjustment, Self> {
+        match result {
+            AdjustmentResult::Applied(adjustment) => Ok(adjustment),
+            AdjustmentResult::VariantNotFound => {
+                Err(Self::NotFound(Resource::Variant.not_found_message()))
+            }
+            AdjustmentResult::NotTracked => Err(Self::StockNotTracked),
         }
     }
 }
@@ -405,6 +470,34 @@ mod tests {
         let body = String::from_utf8(error.envelope()).unwrap_or_default();
         assert!(!body.contains("SELECT"), "{body}");
         assert!(error_chain(&error).contains("SELECT secret"));
+    }
+
+    #[test]
+    fn body_read_errors_are_413_or_400() {
+        let overflow = actix_web::Error::from(PayloadError::Overflow);
+        assert_eq!(
+            ApiError::unreadable_body(&overflow).code(),
+            "PAYLOAD_TOO_LARGE"
+        );
+        let cut = actix_web::Error::from(PayloadError::Incomplete(None));
+        let error = ApiError::unreadable_body(&cut);
+        assert_eq!(error.status_code(), StatusCode::BAD_REQUEST);
+        assert_eq!(error.code(), "VALIDATION_ERROR");
+    }
+
+    #[test]
+    fn adjustment_refusals_have_their_own_codes() {
+        let not_tracked = ApiError::adjusted(AdjustmentResult::NotTracked).err();
+        let not_found = ApiError::adjusted(AdjustmentResult::VariantNotFound).err();
+        let (Some(not_tracked), Some(not_found)) = (not_tracked, not_found) else {
+            panic!("refusals must be errors");
+        };
+        assert_eq!(not_tracked.status_code(), StatusCode::UNPROCESSABLE_ENTITY);
+        assert_eq!(not_tracked.code(), "STOCK_NOT_TRACKED");
+        assert_eq!(not_found.public_message(), "No variant has this id.");
+        let reused = ApiError::IdempotencyKeyReused;
+        assert_eq!(reused.status_code(), StatusCode::UNPROCESSABLE_ENTITY);
+        assert_eq!(reused.code(), "IDEMPOTENCY_KEY_REUSED");
     }
 
     #[test]

@@ -10,15 +10,17 @@
 //!   errors) and panics are rewritten into the same envelope by the `middleware` module.
 //! - Order of checks, per request: authentication (401), the shop's plan, its subscription and
 //!   the key's scope (403), query validation (400), then the lookup (404). Handlers therefore
-//!   authenticate before they look at the query string.
+//!   authenticate before they look at the query string, and the one write
+//!   (`POST /stock/adjustments`) before it reads a byte of its body.
 
 use std::sync::Arc;
 
 use shop_ports::usecase::{
-    Authenticator, ClientDirectory, LoyaltyOverview, OrderHistory, ProductCatalogue,
+    Authenticator, ClientDirectory, LoyaltyOverview, OrderHistory, ProductCatalogue, StockKeeper,
 };
 
 mod auth;
+mod body;
 mod dto;
 mod error;
 mod handlers;
@@ -37,6 +39,7 @@ pub struct ApiState {
     pub orders: Arc<OrderHistory>,
     pub clients: Arc<ClientDirectory>,
     pub loyalty: Arc<LoyaltyOverview>,
+    pub stock: Arc<StockKeeper>,
 }
 
 #[cfg(test)]

@@ -1,13 +1,14 @@
 //! Every route of API v1, in one place. A read endpoint is one `read(...)` line: it answers
-//! GET and HEAD, catches a panicking handler, and any other method gets actix's 405 (with
-//! `Allow`), which the envelope middleware turns into the JSON envelope.
+//! GET and HEAD; a write endpoint is one `write(...)` line: it answers POST. Both catch a
+//! panicking handler, and any other method gets actix's 405 (with `Allow`), which the envelope
+//! middleware turns into the JSON envelope.
 
 use actix_web::body::MessageBody;
 use actix_web::dev::{ServiceFactory, ServiceRequest, ServiceResponse};
 use actix_web::middleware::from_fn;
 use actix_web::{Error, FromRequest, Handler, Resource, Responder, web};
 
-use crate::handlers::{clients, loyalty, me, orders, products};
+use crate::handlers::{clients, loyalty, me, orders, products, stock};
 use crate::middleware::catch_panic::catch_panic;
 
 pub fn configure(config: &mut web::ServiceConfig) {
@@ -18,6 +19,8 @@ pub fn configure(config: &mut web::ServiceConfig) {
             .service(read("/products/{id}", products::show))
             .service(read("/orders", orders::list))
             .service(read("/orders/{id}", orders::show))
+            .service(read("/stock", stock::list))
+            .service(write("/stock/adjustments", stock::adjust))
             .service(read("/clients", clients::list))
             .service(read("/clients/{id}", clients::show))
             .service(read("/clients/{id}/loyalty", loyalty::show)),
@@ -46,5 +49,29 @@ where
     web::resource(path)
         .route(web::get().to(handler.clone()))
         .route(web::head().to(handler))
+        .wrap(from_fn(catch_panic))
+}
+
+/// A resource answering POST with `handler`. The handler reads the body itself, after
+/// authentication (see `body`), within the app's `PayloadConfig` limit.
+fn write<F, Args>(
+    path: &str,
+    handler: F,
+) -> Resource<
+    impl ServiceFactory<
+        ServiceRequest,
+        Config = (),
+        Response = ServiceResponse<impl MessageBody>,
+        Error = Error,
+        InitError = (),
+    >,
+>
+where
+    F: Handler<Args>,
+    Args: FromRequest + 'static,
+    F::Output: Responder + 'static,
+{
+    web::resource(path)
+        .route(web::post().to(handler))
         .wrap(from_fn(catch_panic))
 }

@@ -8,3 +8,4 @@ pub mod me;
 pub mod order;
 pub mod page;
 pub mod product;
+pub mod stock;

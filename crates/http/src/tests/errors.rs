@@ -30,6 +30,7 @@ async fn a_wrong_method_is_an_enveloped_405_with_allow() {
         "/api/v1/me",
         "/api/v1/orders",
         "/api/v1/orders/o1",
+        "/api/v1/stock",
         "/api/v1/clients",
         "/api/v1/clients/c1",
         "/api/v1/clients/c1/loyalty",
@@ -38,6 +39,21 @@ async fn a_wrong_method_is_an_enveloped_405_with_allow() {
         let reply = TestApi::new().send(request).await;
         reply.error(StatusCode::METHOD_NOT_ALLOWED, "METHOD_NOT_ALLOWED");
         assert_eq!(reply.header("allow"), Some("GET, HEAD"), "{uri}");
+    }
+}
+
+#[actix_web::test]
+async fn the_write_route_answers_only_post() {
+    for request in [
+        super::get("/api/v1/stock/adjustments"),
+        TestRequest::put().uri("/api/v1/stock/adjustments"),
+        TestRequest::default()
+            .method(actix_web::http::Method::HEAD)
+            .uri("/api/v1/stock/adjustments"),
+    ] {
+        let reply = TestApi::new().send(request).await;
+        reply.error(StatusCode::METHOD_NOT_ALLOWED, "METHOD_NOT_ALLOWED");
+        assert_eq!(reply.header("allow"), Some("POST"));
     }
 }
 

@@ -9,6 +9,8 @@ mod me;
 mod orders;
 mod products;
 mod server;
+mod stock;
+mod stock_adjustments;
 
 use std::collections::BTreeSet;
 use std::sync::{Arc, Mutex};
@@ -29,11 +31,11 @@ use shop_domain::scope::ScopeSet;
 use shop_domain::shop::{Shop, ShopSlug, SubscriptionStatus};
 use shop_domain::tax_rate::TaxRate;
 use shop_ports::port::{
-    MockApiKeyStore, MockCatalogueRepository, MockClientRepository, MockClock,
-    MockLoyaltyRepository, MockOrderRepository, MockSecretHasher,
+    MockApiKeyStore, MockCatalogueRepository, MockClientRepository, MockClock, MockIdGenerator,
+    MockLoyaltyRepository, MockOrderRepository, MockSecretHasher, MockStockRepository,
 };
 use shop_ports::usecase::{
-    Authenticator, ClientDirectory, LoyaltyOverview, OrderHistory, ProductCatalogue,
+    Authenticator, ClientDirectory, LoyaltyOverview, OrderHistory, ProductCatalogue, StockKeeper,
 };
 
 use crate::server::app;
@@ -93,7 +95,13 @@ pub fn hasher() -> MockSecretHasher {
     hasher
 }
 
-/// Every read scope of v1 (`GET /stock` has no route yet).
+/// The instant of the mocked clock.
+pub const NOW_MILLIS: i64 = 1_700_000_000_000;
+
+/// The id the mocked generator gives every new record.
+pub const NEW_ID: &str = "mov_new";
+
+/// Every read scope of v1.
 pub const READ_SCOPES: &str = "products:read,orders:read,stock:read,clients:read,loyalty:read";
 
 /// The App under test: its ports, then `send`. A port left without expectations panics when
@@ -105,6 +113,7 @@ pub struct TestApi {
     orders: MockOrderRepository,
     clients: MockClientRepository,
     loyalty: MockLoyaltyRepository,
+    stock: MockStockRepository,
 }
 
 impl TestApi {
@@ -121,6 +130,7 @@ impl TestApi {
             orders: MockOrderRepository::new(),
             clients: MockClientRepository::new(),
             loyalty: MockLoyaltyRepository::new(),
+            stock: MockStockRepository::new(),
         }
     }
 
@@ -137,6 +147,11 @@ impl TestApi {
 
     pub fn loyalty(mut self, loyalty: MockLoyaltyRepository) -> Self {
         self.loyalty = loyalty;
+        self
+    }
+
+    pub fn stock(mut self, stock: MockStockRepository) -> Self {
+        self.stock = stock;
         self
     }
 
@@ -159,18 +174,22 @@ impl TestApi {
         let mut clock = MockClock::new();
         clock
             .expect_now()
-            .return_const(Timestamp::from_millis(1_700_000_000_000));
+            .return_const(Timestamp::from_millis(NOW_MILLIS));
+        let clock = Arc::new(clock);
+        let mut ids = MockIdGenerator::new();
+        ids.expect_new_id().returning(|| NEW_ID.into());
         let clients = Arc::new(self.clients);
         ApiState {
             authenticator: Arc::new(Authenticator::new(
                 Arc::new(self.keys),
                 Arc::new(self.hasher),
-                Arc::new(clock),
+                clock.clone(),
             )),
             catalogue: Arc::new(ProductCatalogue::new(Arc::new(self.repository))),
             orders: Arc::new(OrderHistory::new(Arc::new(self.orders))),
             clients: Arc::new(ClientDirectory::new(clients.clone())),
             loyalty: Arc::new(LoyaltyOverview::new(clients, Arc::new(self.loyalty))),
+            stock: Arc::new(StockKeeper::new(Arc::new(self.stock), Arc::new(ids), clock)),
         }
     }
 

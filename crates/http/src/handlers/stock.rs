@@ -1,0 +1,185 @@
+//! `GET /api/v1/stock` and `POST /api/v1/stock/adjustments`.
+
+use actix_web::http::header::{HeaderMap, HeaderName, HeaderValue};
+use actix_web::{HttpRequest, HttpResponse, web};
+use shop_domain::id::ProductId;
+use shop_domain::pagination::PageLimit;
+use shop_domain::scope::Operation;
+use shop_domain::stock::{
+    AdjustmentRequest, IdempotencyKey, InvalidIdempotencyKey, StockListQuery, stock_cursor_position,
+};
+use shop_domain::text::SearchTerm;
+use shop_ports::port::AdjustmentOutcome;
+
+use crate::ApiState;
+use crate::auth::authenticate;
+use crate::body::{JsonFields, read_object};
+use crate::dto::page::{DataDto, ListDto};
+use crate::dto::stock::{StockAdjustmentDto, StockEntryDto};
+use crate::error::{ApiError, FieldIssue, Resource};
+use crate::query::{QueryParams, expect_none};
+
+const LIST_PARAMETERS: &[&str] = &[
+    "cursor",
+    "limit",
+    "productId",
+    "q",
+    "lowStockOnly",
+    "trackedOnly",
+];
+
+/// The members of an adjustment body, in the order their problems are reported.
+const ADJUSTMENT_FIELDS: &[&str] = &["variantId", "quantity", "reason"];
+
+const IDEMPOTENCY_KEY: HeaderName = HeaderName::from_static("idempotency-key");
+/// Set on a response that repeats the first answer to the same `Idempotency-Key`.
+const IDEMPOTENT_REPLAYED: HeaderName = HeaderName::from_static("idempotent-replayed");
+
+pub async fn list(
+    request: HttpRequest,
+    state: web::Data<ApiState>,
+) -> Result<HttpResponse, ApiError> {
+    let principal = authenticate(&request, &state, Operation::ListStock).await?;
+    let query = list_query(request.query_string())?;
+    let page = state
+        .stock
+        .list(&principal.shop.id, &query)
+        .await
+        .map_err(ApiError::reading(Resource::Variant))?;
+    Ok(HttpResponse::Ok().json(ListDto::from_page(&page, |entry| {
+        StockEntryDto::from(entry)
+    })))
+}
+
+/// Authentication first (401/403, before a byte of the body is read), then the query, the
+/// `Content-Type`, the body's size and syntax, then every field and the `Idempotency-Key`
+/// together, then the use case.
+pub async fn adjust(
+    request: HttpRequest,
+    payload: web::Payload,
+    state: web::Data<ApiState>,
+) -> Result<HttpResponse, ApiError> {
+    let principal = authenticate(&request, &state, Operation::AdjustStock).await?;
+    expect_none(request.query_string())?;
+    let mut fields = read_object(&request, payload, ADJUSTMENT_FIELDS).await?;
+    let adjustment = adjustment_request(&mut fields);
+    let key = idempotency_key(request.headers());
+    let mut issues = fields.into_issues();
+    if let Err(issue) = &key {
+        issues.push(issue.clone());
+    }
+    let (Some(adjustment), Ok(key), true) = (adjustment, key, issues.is_empty()) else {
+        return Err(ApiError::invalid_body(issues));
+    };
+
+    let outcome = state.stock.adjust(&principal, adjustment, key).await?;
+    let (result, replayed) = match outcome {
+        AdjustmentOutcome::Fresh(result) => (result, false),
+        AdjustmentOutcome::Replayed(result) => (result, true),
+        AdjustmentOutcome::KeyReused => return Err(ApiError::IdempotencyKeyReused),
+    };
+    // A replayed refusal answers as it did the first time, with the replay header too.
+    let mut response = match ApiError::adjusted(result) {
+        Ok(adjustment) => {
+            HttpResponse::Created().json(DataDto::new(StockAdjustmentDto::from(&adjustment)))
+        }
+        Err(refusal) => HttpResponse::from_error(refusal),
+    };
+    if replayed {
+        response
+            .headers_mut()
+            .insert(IDEMPOTENT_REPLAYED, HeaderValue::from_static("true"));
+    }
+    Ok(response)
+}
+
+/// The list's parameters as a domain query; every invalid parameter is reported at once.
+fn list_query(raw: &str) -> Result<StockListQuery, ApiError> {
+    let mut params = QueryParams::parse(raw, LIST_PARAMETERS)?;
+    let after = params.get("cursor", stock_cursor_position);
+    let limit = params.get("limit", PageLimit::parse);
+    let product_id = params.get("productId", |text| ProductId::parse(text));
+    // A blank `q` is no search.
+    let search = params.get("q", SearchTerm::parse).flatten();
+    let low_stock_only = params.get("lowStockOnly", boolean);
+    let tracked_only = params.get("trackedOnly", boolean);
+    params.finish()?;
+    Ok(StockListQuery {
+        product_id,
+        search,
+        low_stock_only: low_stock_only.unwrap_or(false),
+        tracked_only: tracked_only.unwrap_or(true),
+        after,
+        limit: limit.unwrap_or(PageLimit::STOCK_DEFAULT),
+    })
+}
+
+#[derive(Debug, thiserror::Error)]
+#[error("must be true or false")]
+struct NotBoolean;
+
+/// Exactly `true` or `false`: `1`, `yes` or `TRUE` are refused rather than guessed.
+fn boolean(text: &str) -> Result<bool, NotBoolean> {
+    match text {
+        "true" => Ok(true),
+        "false" => Ok(false),
+        _ => Err(NotBoolean),
+    }
+}
+
+/// The adjustment when the body is valid; otherwise its problems are left in `fields`.
+///
+/// The domain's rules (`AdjustmentRequest::parse`) are applied to every member that has the
+/// right JSON type, even when another has not, so that all problems come back at once: a
+/// member that is missing or mistyped (already reported) is replaced by a stand-in for the
+/// parse, and only the problems of members actually given are kept.
+fn adjustment_request(fields: &mut JsonFields) -> Option<AdjustmentRequest> {
+    let variant_id = fields.string("variantId");
+    let quantity = fields.integer("quantity");
+    let reason = fields.string("reason");
+    let parsed = AdjustmentRequest::parse(
+        variant_id.as_deref().unwrap_or("stand-in"),
+        quantity.unwrap_or(1),
+        reason.as_deref().unwrap_or("stand-in"),
+    );
+    match parsed {
+        Ok(request) => {
+            let complete = variant_id.is_some() && quantity.is_some() && reason.is_some();
+            complete.then_some(request)
+        }
+        Err(problems) => {
+            for problem in problems {
+                let given = match problem.field {
+                    "variantId" => variant_id.is_some(),
+                    "quantity" => quantity.is_some(),
+                    "reason" => reason.is_some(),
+                    _ => true,
+                };
+                if given {
+                    fields.reject(problem.field, problem.message);
+                }
+            }
+            None
+        }
+    }
+}
+
+/// The optional `Idempotency-Key`: given at most once, and valid per the domain.
+fn idempotency_key(headers: &HeaderMap) -> Result<Option<IdempotencyKey>, FieldIssue> {
+    let mut values = headers.get_all(IDEMPOTENCY_KEY);
+    let Some(value) = values.next() else {
+        return Ok(None);
+    };
+    if values.next().is_some() {
+        return Err(FieldIssue::new(
+            "Idempotency-Key",
+            "must be given at most once",
+        ));
+    }
+    value
+        .to_str()
+        .map_err(|_| InvalidIdempotencyKey)
+        .and_then(IdempotencyKey::parse)
+        .map(Some)
+        .map_err(|invalid| FieldIssue::new("Idempotency-Key", invalid.to_string()))
+}
