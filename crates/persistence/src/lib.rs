@@ -5,7 +5,8 @@
 //! applied by [`Database::open`].
 //!
 //! **Invariants:** every query is scoped by `shop_id`, except the import's ownership check,
-//! which reads only which shop an id belongs to; timestamps are epoch milliseconds set by the
+//! which reads only which shop an id belongs to, and idempotency records, which are keyed by
+//! the API key that made them (a key belongs to one shop); timestamps are epoch milliseconds set by the
 //! application; rows never leave this crate (they are converted to domain values here, and a
 //! value the domain refuses is a `StoreError::Failure`); database errors become `StoreError`s
 //! in one place (`error.rs`); confidential columns (an order's signatures and internal note, a
@@ -24,6 +25,7 @@ mod orders;
 mod rows;
 mod schema;
 mod shops;
+mod stock;
 
 pub use database::{ConnectError, Database, DatabaseUrl, PoolOptions};
 

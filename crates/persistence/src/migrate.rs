@@ -35,6 +35,9 @@ enum Direction {
     /// Reverts every applied migration (tests prove that each `down.sql` works).
     #[cfg(test)]
     DownAll,
+    /// Reverts the latest applied migration (tests of a migration's data backfill).
+    #[cfg(test)]
+    DownLast,
 }
 
 /// Applies the pending migrations; returns how many were applied.
@@ -54,6 +57,12 @@ pub(crate) async fn run_pending(url: &DatabaseUrl) -> Result<usize, ConnectError
 #[cfg(test)]
 pub(crate) async fn revert_all(url: &DatabaseUrl) -> Result<usize, ConnectError> {
     run(url.clone(), Direction::DownAll).await
+}
+
+/// Reverts the latest applied migration; returns how many were reverted (1).
+#[cfg(test)]
+pub(crate) async fn revert_last(url: &DatabaseUrl) -> Result<usize, ConnectError> {
+    run(url.clone(), Direction::DownLast).await
 }
 
 /// How many migrations are embedded for this backend.
@@ -125,6 +134,8 @@ where
         Direction::DownAll => conn
             .revert_all_migrations(migrations)
             .map(|done| done.len()),
+        #[cfg(test)]
+        Direction::DownLast => conn.revert_last_migration(migrations).map(|_| 1),
     };
     count.map_err(ConnectError::Migrate)
 }

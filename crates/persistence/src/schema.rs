@@ -95,6 +95,33 @@ diesel::table! {
         is_default -> Bool,
         active -> Bool,
         position -> Integer,
+        search_text -> Text,
+    }
+}
+
+diesel::table! {
+    stock_movements (id) {
+        id -> Text,
+        shop_id -> Text,
+        variant_id -> Text,
+        product_id -> Text,
+        delta -> BigInt,
+        previous_stock -> BigInt,
+        new_stock -> BigInt,
+        reason -> Text,
+        api_key_prefix -> Text,
+        created_at_ms -> BigInt,
+    }
+}
+
+diesel::table! {
+    idempotency_records (api_key_prefix, idempotency_key) {
+        api_key_prefix -> Text,
+        idempotency_key -> Text,
+        fingerprint -> Text,
+        outcome -> Text,
+        movement_id -> Nullable<Text>,
+        created_at_ms -> BigInt,
     }
 }
 
@@ -202,6 +229,8 @@ diesel::allow_tables_to_appear_in_same_query!(
     loyalty_tiers,
     products,
     variants,
+    stock_movements,
+    idempotency_records,
     clients,
     orders,
     order_items,

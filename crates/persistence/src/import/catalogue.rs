@@ -41,10 +41,13 @@ impl ProductWrite {
                 name: brand.name.clone(),
             }),
             product: ProductRow::from_domain(shop, product)?,
+            // Every variant, the kept ones included (`decide_product_import` adds the stored
+            // variants the file does not mention): each row's search text repeats the
+            // product's name and codes, so a renamed product must refresh all of them.
             variants: product
                 .variants
                 .iter()
-                .map(|variant| VariantRow::from_domain(shop, &product.id, variant))
+                .map(|variant| VariantRow::from_domain(shop, product, variant))
                 .collect(),
         })
     }

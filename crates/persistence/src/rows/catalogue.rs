@@ -8,6 +8,7 @@ use shop_domain::catalogue::{BrandRef, CategoryRef, Product, Variant};
 use shop_domain::color::HexColor;
 use shop_domain::id::{BrandId, CategoryId, ProductId, ShopId, VariantId};
 use shop_domain::money::Cents;
+use shop_domain::stock::stock_search_text;
 use shop_domain::tax_rate::TaxRate;
 
 use crate::error::DbError;
@@ -137,6 +138,8 @@ impl ProductRow {
     }
 }
 
+/// A variant row. `search_text` is derived from the variant and its product, so it is written
+/// with every variant row and read only by `GET /stock`'s filter (never into a `Variant`).
 #[derive(Queryable, Selectable, Insertable, AsChangeset)]
 #[diesel(table_name = variants, check_for_backend(Sqlite, Pg))]
 #[diesel(treat_none_as_default_value = false, treat_none_as_null = true)]
@@ -154,14 +157,17 @@ pub(crate) struct VariantRow {
     pub is_default: bool,
     pub active: bool,
     pub position: i32,
+    pub search_text: String,
 }
 
 impl VariantRow {
-    pub fn from_domain(shop: &ShopId, product: &ProductId, variant: &Variant) -> Self {
+    /// The row of one of `product`'s variants. Its search text includes the product's name and
+    /// codes: rewriting a product must rewrite all its variants' rows.
+    pub fn from_domain(shop: &ShopId, product: &Product, variant: &Variant) -> Self {
         Self {
             id: variant.id.as_str().to_owned(),
             shop_id: shop.as_str().to_owned(),
-            product_id: product.as_str().to_owned(),
+            product_id: product.id.as_str().to_owned(),
             label: variant.label.clone(),
             sku: variant.sku.clone(),
             barcode: variant.barcode.clone(),
@@ -172,6 +178,7 @@ impl VariantRow {
             is_default: variant.is_default,
             active: variant.active,
             position: variant.order,
+            search_text: stock_search_text(product, variant),
         }
     }
 

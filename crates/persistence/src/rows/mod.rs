@@ -11,11 +11,13 @@ mod catalogue;
 mod clients;
 mod loyalty;
 mod orders;
+mod stock;
 
 pub(crate) use catalogue::{BrandRow, CategoryRow, ProductRow, VariantRow};
 pub(crate) use clients::{ClientConfidentialRow, ClientRow, ClientSearchRow};
 pub(crate) use loyalty::{SpinRow, TicketRow, TierRow};
 pub(crate) use orders::{OrderConfidentialRow, OrderItemRow, OrderRow};
+pub(crate) use stock::{IdempotencyRow, MovementRow, Recorded, RecordedOutcome, StockEntryRow};
 
 use diesel::pg::Pg;
 use diesel::prelude::*;

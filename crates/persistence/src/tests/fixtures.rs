@@ -1,13 +1,15 @@
 //! Domain values for the tests, with defaults that each test overrides where it matters.
 
+use std::sync::atomic::{AtomicUsize, Ordering};
+
 use shop_domain::Timestamp;
 use shop_domain::api_key::{ApiKey, KeyPrefix};
 use shop_domain::catalogue::{BrandRef, CategoryRef, Product, Variant};
 use shop_domain::client::{Billing, Client, ClientConfidential, ClientLoyalty};
 use shop_domain::color::HexColor;
 use shop_domain::id::{
-    BrandId, CategoryId, ClientId, OrderId, OrderItemId, ProductId, ShopId, SpinId, TicketId,
-    TierId, VariantId,
+    BrandId, CategoryId, ClientId, MovementId, OrderId, OrderItemId, ProductId, ShopId, SpinId,
+    TicketId, TierId, VariantId,
 };
 use shop_domain::import::{
     GivenStamps, ImportedClient, ImportedEvent, ImportedOrder, ImportedProduct, ShopImport,
@@ -19,8 +21,11 @@ use shop_domain::order::{
 };
 use shop_domain::scope::ScopeSet;
 use shop_domain::shop::{Shop, ShopSlug, SubscriptionStatus};
+use shop_domain::stock::{AdjustmentReason, IdempotencyKey, StockDelta};
 use shop_domain::tax_rate::TaxRate;
-use shop_ports::port::{ImportRepository, ShopStore};
+use shop_ports::port::{
+    AdjustmentCommand, ApiKeyStore, IdempotencyClaim, ImportRepository, ShopStore,
+};
 
 use crate::Database;
 
@@ -277,4 +282,52 @@ pub fn imported_event<T: Clone>(event: T, created_at: i64) -> ImportedEvent<T> {
 /// Stores whatever the file holds, at `now` = 5000.
 pub async fn store(db: &Database, shop: &Shop, data: ShopImport) {
     db.import(&shop.id, data, at(5_000)).await.unwrap();
+}
+
+/// Shop `shop_a`'s two API keys and shop `shop_b`'s one.
+pub const KEY_A: &str = "0a1b2c3d";
+pub const KEY_A2: &str = "1b2c3d4e";
+pub const KEY_B: &str = "2c3d4e5f";
+
+/// [`two_shops`] with their API keys ([`KEY_A`], [`KEY_A2`], [`KEY_B`]) stored: movements and
+/// idempotency records name the key that made them.
+pub async fn keyed_shops(db: &Database) -> (Shop, Shop) {
+    let (a, b) = two_shops(db).await;
+    for (prefix, shop) in [(KEY_A, &a), (KEY_A2, &a), (KEY_B, &b)] {
+        db.insert_key(&key(prefix, shop, 1)).await.unwrap();
+    }
+    (a, b)
+}
+
+/// An adjustment of `variant` by `delta` at `at_ms`, made with [`KEY_A`] (or [`KEY_B`] for
+/// `shop_b`), without an idempotency key. Each gets a movement id of its own, as the use case
+/// gives it.
+pub fn adjustment(shop: &Shop, variant: &str, delta: i64, at_ms: i64) -> AdjustmentCommand {
+    static MOVEMENTS: AtomicUsize = AtomicUsize::new(0);
+    let n = MOVEMENTS.fetch_add(1, Ordering::Relaxed);
+    let prefix = if shop.id.as_str() == "shop_b" {
+        KEY_B
+    } else {
+        KEY_A
+    };
+    AdjustmentCommand {
+        shop: shop.id.clone(),
+        variant_id: VariantId::parse(variant).ok(),
+        delta: StockDelta::new(delta).unwrap(),
+        reason: AdjustmentReason::parse("inventaire").unwrap(),
+        key_prefix: KeyPrefix::parse(prefix).unwrap(),
+        movement_id: MovementId::parse(format!("mv-{n:06}")).unwrap(),
+        at: at(at_ms),
+        idempotency: None,
+    }
+}
+
+/// The same adjustment under an idempotency key, with a 24 h retention.
+pub fn with_key(mut command: AdjustmentCommand, key: &str, fingerprint: &str) -> AdjustmentCommand {
+    command.idempotency = Some(IdempotencyClaim {
+        key: IdempotencyKey::parse(key).unwrap(),
+        fingerprint: fingerprint.into(),
+        expired_before: command.at.plus_millis(-24 * 3_600 * 1_000),
+    });
+    command
 }

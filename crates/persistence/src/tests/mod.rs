@@ -12,6 +12,9 @@ mod loyalty;
 mod migrations;
 mod orders;
 mod shops;
+mod stock;
+mod stock_adjust;
+mod stock_idempotency;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};

@@ -58,8 +58,9 @@ pub trait StockRepository: Send + Sync {
     /// In ONE transaction that concurrent adjustments cannot interleave with (no lost update):
     /// replay or refuse per the idempotency record if there is a live one; otherwise find the
     /// shop's variant (`VariantNotFound`), refuse an untracked one (`NotTracked`), add the delta
-    /// to its stock, insert the movement, move the variant's and product's `updated_at` to
-    /// `at`, and record the result under the idempotency key. A concurrent request with the
+    /// to its stock, insert the movement, move the product's `updated_at` forward to `at` (the
+    /// product carries `updatedAt` for its variants too), and record the result under the
+    /// idempotency key. A concurrent request with the
     /// same key waits for the first and replays it: it is never applied twice.
     async fn adjust_stock(
         &self,

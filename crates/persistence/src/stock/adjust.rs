@@ -1,0 +1,336 @@
+//! One stock adjustment, inside the caller's transaction.
+//!
+//! Order of work: (a) with an idempotency key, delete its record if expired, then replay a live
+//! one (or refuse it for another request); (b) find the shop's variant, its product and the
+//! product's `track_stock`; (c) move the product's `updated_at`, `UPDATE variants SET stock =
+//! stock + delta … RETURNING stock`, insert the movement; (d) record the result under the key.
+//! (Variants have no `updated_at` of their own: the product's is what `updatedSince` reads.)
+//!
+//! **No lost update.** The stock changes by one relative `UPDATE`, never by writing back a value
+//! read earlier. On PostgreSQL the row lock it takes makes a concurrent adjustment of the same
+//! variant wait, then add to the committed value; `RETURNING` gives each its own new stock. On
+//! SQLite the transaction is `BEGIN IMMEDIATE` (see `in_transaction!`): writers run one after
+//! the other.
+//!
+//! **One application per key.** On SQLite, again, the second request with a key starts after
+//! the first committed, and finds its record in (a). On PostgreSQL both may miss it in (a); the
+//! second's insert in (d) then waits for the first to commit and fails on the primary key,
+//! which rolls back everything it did, stock included. [`lost_key_race`] recognises that error
+//! and the caller runs the transaction once more: it now replays the first one's result.
+//!
+//! Row locks are taken in one order (the key's expired record, the product, the variant, the
+//! key's new record), the import's order for products and variants, and each adjustment
+//! touches one variant and one key: no deadlock cycle.
+
+use diesel::prelude::*;
+use diesel::result::{DatabaseErrorKind, Error as QueryError};
+use diesel_async::RunQueryDsl;
+use shop_domain::Timestamp;
+use shop_domain::api_key::KeyPrefix;
+use shop_domain::id::{ShopId, VariantId};
+use shop_domain::stock::AdjustmentResult;
+use shop_ports::port::{AdjustmentCommand, AdjustmentOutcome, IdempotencyClaim};
+
+use crate::database::impl_for_each_backend;
+use crate::error::DbError;
+use crate::rows::{IdempotencyRow, MovementRow, Recorded, RecordedOutcome};
+use crate::schema::{idempotency_records, products, stock_movements, variants};
+
+/// The statements of one adjustment, implemented for both backends' connections.
+pub(super) trait AdjustQueries {
+    /// Deletes the key's record if it was created before `claim.expired_before`, then returns
+    /// the live one, if any.
+    fn live_record(
+        &mut self,
+        key_prefix: &KeyPrefix,
+        claim: &IdempotencyClaim,
+    ) -> impl Future<Output = Result<Option<IdempotencyRow>, DbError>> + Send;
+
+    fn find_movement(
+        &mut self,
+        shop: &ShopId,
+        id: &str,
+    ) -> impl Future<Output = Result<Option<MovementRow>, DbError>> + Send;
+
+    /// The shop's variant's product id and `track_stock`; `None` when the shop has no such
+    /// variant.
+    fn find_variant(
+        &mut self,
+        shop: &ShopId,
+        variant: &VariantId,
+    ) -> impl Future<Output = Result<Option<(String, bool)>, DbError>> + Send;
+
+    /// Adds `delta` to the variant's stock; returns its new stock.
+    fn add_stock(
+        &mut self,
+        shop: &ShopId,
+        variant: &VariantId,
+        delta: i64,
+    ) -> impl Future<Output = Result<i64, DbError>> + Send;
+
+    /// Moves the product's `updated_at` to `at` (never backwards), so that `updatedSince`
+    /// syncs see the new stock of its variant.
+    fn touch_product(
+        &mut self,
+        shop: &ShopId,
+        product: &str,
+        at: Timestamp,
+    ) -> impl Future<Output = Result<(), DbError>> + Send;
+
+    fn insert_movement(
+        &mut self,
+        row: &MovementRow,
+    ) -> impl Future<Output = Result<(), DbError>> + Send;
+
+    fn insert_record(
+        &mut self,
+        row: &IdempotencyRow,
+    ) -> impl Future<Output = Result<(), DbError>> + Send;
+}
+
+impl_for_each_backend! {
+    impl AdjustQueries {
+        async fn live_record(
+            &mut self,
+            key_prefix: &KeyPrefix,
+            claim: &IdempotencyClaim,
+        ) -> Result<Option<IdempotencyRow>, DbError> {
+            let this_key = idempotency_records::api_key_prefix
+                .eq(key_prefix.as_str())
+                .and(idempotency_records::idempotency_key.eq(claim.key.as_str()));
+            diesel::delete(idempotency_records::table)
+                .filter(this_key)
+                .filter(idempotency_records::created_at_ms.lt(claim.expired_before.millis()))
+                .execute(&mut *self)
+                .await?;
+            Ok(idempotency_records::table
+                .filter(this_key)
+                .select(IdempotencyRow::as_select())
+                .first(&mut *self)
+                .await
+                .optional()?)
+        }
+
+        async fn find_movement(
+            &mut self,
+            shop: &ShopId,
+            id: &str,
+        ) -> Result<Option<MovementRow>, DbError> {
+            Ok(stock_movements::table
+                .filter(stock_movements::shop_id.eq(shop.as_str()))
+                .filter(stock_movements::id.eq(id))
+                .select(MovementRow::as_select())
+                .first(self)
+                .await
+                .optional()?)
+        }
+
+        async fn find_variant(
+            &mut self,
+            shop: &ShopId,
+            variant: &VariantId,
+        ) -> Result<Option<(String, bool)>, DbError> {
+            Ok(variants::table
+                .inner_join(
+                    products::table.on(products::id
+                        .eq(variants::product_id)
+                        .and(products::shop_id.eq(variants::shop_id))),
+                )
+                .filter(variants::shop_id.eq(shop.as_str()))
+                .filter(variants::id.eq(variant.as_str()))
+                .select((products::id, products::track_stock))
+                .first(self)
+                .await
+                .optional()?)
+        }
+
+        async fn add_stock(
+            &mut self,
+            shop: &ShopId,
+            variant: &VariantId,
+            delta: i64,
+        ) -> Result<i64, DbError> {
+            let updated = diesel::update(variants::table)
+                .filter(variants::shop_id.eq(shop.as_str()))
+                .filter(variants::id.eq(variant.as_str()))
+                .set(variants::stock.eq(variants::stock + delta))
+                .returning(variants::stock)
+                .get_result(self)
+                .await
+                .optional()?;
+            // Found in this transaction just before, and variants are never deleted.
+            updated.ok_or_else(|| {
+                DbError::Invariant(format!("variant {variant} vanished during its adjustment"))
+            })
+        }
+
+        async fn touch_product(
+            &mut self,
+            shop: &ShopId,
+            product: &str,
+            at: Timestamp,
+        ) -> Result<(), DbError> {
+            diesel::update(products::table)
+                .filter(products::shop_id.eq(shop.as_str()))
+                .filter(products::id.eq(product))
+                .filter(products::updated_at_ms.lt(at.millis()))
+                .set(products::updated_at_ms.eq(at.millis()))
+                .execute(self)
+                .await?;
+            Ok(())
+        }
+
+        async fn insert_movement(&mut self, row: &MovementRow) -> Result<(), DbError> {
+            diesel::insert_into(stock_movements::table)
+                .values(row)
+                .execute(self)
+                .await?;
+            Ok(())
+        }
+
+        async fn insert_record(&mut self, row: &IdempotencyRow) -> Result<(), DbError> {
+            diesel::insert_into(idempotency_records::table)
+                .values(row)
+                .execute(self)
+                .await?;
+            Ok(())
+        }
+    }
+}
+
+/// The whole adjustment, on a connection already inside the transaction.
+pub(super) async fn adjust<C: AdjustQueries + Send>(
+    conn: &mut C,
+    command: &AdjustmentCommand,
+) -> Result<AdjustmentOutcome, DbError> {
+    if let Some(claim) = &command.idempotency
+        && let Some(record) = conn.live_record(&command.key_prefix, claim).await?
+    {
+        if record.fingerprint != claim.fingerprint {
+            return Ok(AdjustmentOutcome::KeyReused);
+        }
+        let first = replay(conn, &command.shop, &record).await?;
+        return Ok(AdjustmentOutcome::Replayed(first));
+    }
+    let result = decide_and_apply(conn, command).await?;
+    if let Some(claim) = &command.idempotency {
+        let movement_id = match &result {
+            AdjustmentResult::Applied(applied) => Some(applied.movement_id.as_str().to_owned()),
+            AdjustmentResult::VariantNotFound | AdjustmentResult::NotTracked => None,
+        };
+        let record = IdempotencyRow {
+            api_key_prefix: command.key_prefix.as_str().to_owned(),
+            idempotency_key: claim.key.as_str().to_owned(),
+            fingerprint: claim.fingerprint.clone(),
+            outcome: RecordedOutcome::of(&result).as_str().to_owned(),
+            movement_id,
+            created_at_ms: command.at.millis(),
+        };
+        conn.insert_record(&record).await?;
+    }
+    Ok(AdjustmentOutcome::Fresh(result))
+}
+
+/// The first result given under a record: an applied one is rebuilt from its movement, which
+/// holds every value the answer had.
+async fn replay<C: AdjustQueries + Send>(
+    conn: &mut C,
+    shop: &ShopId,
+    record: &IdempotencyRow,
+) -> Result<AdjustmentResult, DbError> {
+    match record.recorded()? {
+        Recorded::Rejected(result) => Ok(result),
+        Recorded::Applied(movement_id) => {
+            let movement = conn
+                .find_movement(shop, &movement_id)
+                .await?
+                .ok_or_else(|| {
+                    let key = &record.api_key_prefix;
+                    DbError::Invariant(format!(
+                        "a record of API key {key} names movement {movement_id}, not in this shop"
+                    ))
+                })?;
+            Ok(AdjustmentResult::Applied(movement.into_adjustment()?))
+        }
+    }
+}
+
+/// Steps (b) and (c): refuses an unknown or untracked variant, or applies the delta.
+async fn decide_and_apply<C: AdjustQueries + Send>(
+    conn: &mut C,
+    command: &AdjustmentCommand,
+) -> Result<AdjustmentResult, DbError> {
+    let Some(variant) = &command.variant_id else {
+        return Ok(AdjustmentResult::VariantNotFound);
+    };
+    let product_id = match conn.find_variant(&command.shop, variant).await? {
+        None => return Ok(AdjustmentResult::VariantNotFound),
+        Some((_, false)) => return Ok(AdjustmentResult::NotTracked),
+        Some((product_id, true)) => product_id,
+    };
+    // The product first, then the variant: the import writes them in that order too, so an
+    // adjustment and an import that touch the same product cannot deadlock on PostgreSQL.
+    conn.touch_product(&command.shop, &product_id, command.at)
+        .await?;
+    let delta = command.delta.get();
+    let new_stock = conn.add_stock(&command.shop, variant, delta).await?;
+    let movement = MovementRow {
+        id: command.movement_id.as_str().to_owned(),
+        shop_id: command.shop.as_str().to_owned(),
+        variant_id: variant.as_str().to_owned(),
+        product_id,
+        delta,
+        previous_stock: new_stock - delta,
+        new_stock,
+        reason: command.reason.as_str().to_owned(),
+        api_key_prefix: command.key_prefix.as_str().to_owned(),
+        created_at_ms: command.at.millis(),
+    };
+    conn.insert_movement(&movement).await?;
+    Ok(AdjustmentResult::Applied(movement.into_adjustment()?))
+}
+
+/// The error of a request that lost the race for its idempotency key: another transaction
+/// inserted the same (API key, idempotency key) record first. Everything this one did was
+/// rolled back with it.
+pub(super) fn lost_key_race(error: &DbError) -> bool {
+    match error {
+        DbError::Query(QueryError::DatabaseError(DatabaseErrorKind::UniqueViolation, info)) => {
+            // PostgreSQL names the table and its `idempotency_records_pkey`; SQLite says
+            // `UNIQUE constraint failed: idempotency_records.api_key_prefix, …`.
+            [
+                info.table_name(),
+                info.constraint_name(),
+                Some(info.message()),
+            ]
+            .into_iter()
+            .flatten()
+            .any(|text| text.contains("idempotency_records"))
+        }
+        _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn unique_violation(message: &str) -> DbError {
+        DbError::Query(QueryError::DatabaseError(
+            DatabaseErrorKind::UniqueViolation,
+            Box::new(message.to_owned()),
+        ))
+    }
+
+    #[test]
+    fn only_a_taken_idempotency_key_is_a_lost_race() {
+        assert!(lost_key_race(&unique_violation(
+            "UNIQUE constraint failed: idempotency_records.api_key_prefix, \
+             idempotency_records.idempotency_key"
+        )));
+        assert!(!lost_key_race(&unique_violation(
+            "UNIQUE constraint failed: stock_movements.id"
+        )));
+        assert!(!lost_key_race(&DbError::Query(QueryError::NotFound)));
+    }
+}

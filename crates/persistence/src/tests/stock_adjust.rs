@@ -1,0 +1,207 @@
+//! Stock adjustments without idempotency keys, and the movement list.
+
+use shop_domain::api_key::KeyPrefix;
+use shop_domain::id::{MovementId, ProductId, ShopId, VariantId};
+use shop_domain::shop::Shop;
+use shop_domain::stock::{AdjustmentResult, StockAdjustment, StockListQuery};
+use shop_ports::port::{AdjustmentOutcome, CatalogueRepository, StockRepository};
+
+use super::fixtures::{
+    KEY_A, adjustment, at, imported, imported_at, keyed_shops, product, store_products,
+};
+use super::{TestDb, test_databases};
+
+/// The variant's stock as listed.
+pub(super) async fn stock_of(t: &TestDb, shop: &Shop, variant: &str) -> Option<i64> {
+    let query = StockListQuery {
+        tracked_only: false,
+        ..StockListQuery::default()
+    };
+    let entries = t.db.list_stock(&shop.id, &query).await.unwrap();
+    entries
+        .into_iter()
+        .find(|e| e.variant_id.as_str() == variant)
+        .map(|e| e.stock)
+}
+
+pub(super) async fn movement_count(t: &TestDb, shop: &ShopId) -> usize {
+    t.db.list_movements(shop, None).await.unwrap().len()
+}
+
+async fn updated_at(t: &TestDb, shop: &Shop, product: &str) -> i64 {
+    let id = ProductId::parse(product).unwrap();
+    let found = t.db.find_product(&shop.id, &id).await.unwrap();
+    found.map(|p| p.updated_at.millis()).unwrap_or(-1)
+}
+
+#[tokio::test]
+async fn an_adjustment_applies_and_leaves_a_movement() {
+    for t in test_databases().await {
+        let (a, _) = keyed_shops(&t.db).await;
+        store_products(&t.db, &a, vec![imported(product("p1"))]).await;
+        let backend = t.backend();
+        assert_eq!(updated_at(&t, &a, "p1").await, 5_000);
+
+        let command = adjustment(&a, "p1-v0", 6, 7_000);
+        let outcome = t.db.adjust_stock(&command).await.unwrap();
+        let expected = StockAdjustment {
+            variant_id: VariantId::parse("p1-v0").unwrap(),
+            product_id: ProductId::parse("p1").unwrap(),
+            previous_stock: 4,
+            new_stock: 10,
+            delta: 6,
+            movement_id: command.movement_id.clone(),
+            applied_at: at(7_000),
+        };
+        assert_eq!(
+            outcome,
+            AdjustmentOutcome::Fresh(AdjustmentResult::Applied(expected)),
+            "{backend}"
+        );
+        assert_eq!(stock_of(&t, &a, "p1-v0").await, Some(10), "{backend}");
+        assert_eq!(updated_at(&t, &a, "p1").await, 7_000, "{backend}");
+
+        let movements = t.db.list_movements(&a.id, None).await.unwrap();
+        assert_eq!(movements.len(), 1, "{backend}");
+        let movement = &movements[0];
+        assert_eq!(movement.id, command.movement_id);
+        assert_eq!(movement.variant_id.as_str(), "p1-v0");
+        assert_eq!(movement.product_id.as_str(), "p1");
+        assert_eq!(
+            (movement.delta, movement.previous_stock, movement.new_stock),
+            (6, 4, 10)
+        );
+        assert_eq!(movement.reason, "inventaire");
+        assert_eq!(movement.api_key_prefix, KeyPrefix::parse(KEY_A).unwrap());
+        assert_eq!(movement.created_at, at(7_000));
+    }
+}
+
+#[tokio::test]
+async fn stock_may_go_below_zero() {
+    for t in test_databases().await {
+        let (a, _) = keyed_shops(&t.db).await;
+        store_products(&t.db, &a, vec![imported(product("p1"))]).await;
+        let outcome =
+            t.db.adjust_stock(&adjustment(&a, "p1-v0", -10, 6_000))
+                .await
+                .unwrap();
+        let AdjustmentOutcome::Fresh(AdjustmentResult::Applied(applied)) = outcome else {
+            panic!("{}: {outcome:?}", t.backend());
+        };
+        assert_eq!((applied.previous_stock, applied.new_stock), (4, -6));
+        assert_eq!(stock_of(&t, &a, "p1-v0").await, Some(-6), "{}", t.backend());
+    }
+}
+
+#[tokio::test]
+async fn the_products_updated_at_never_moves_back() {
+    for t in test_databases().await {
+        let (a, _) = keyed_shops(&t.db).await;
+        store_products(&t.db, &a, vec![imported_at(product("p1"), 1, 9_000)]).await;
+        t.db.adjust_stock(&adjustment(&a, "p1-v0", 1, 6_000))
+            .await
+            .unwrap();
+        assert_eq!(updated_at(&t, &a, "p1").await, 9_000, "{}", t.backend());
+        assert_eq!(stock_of(&t, &a, "p1-v0").await, Some(5));
+    }
+}
+
+#[tokio::test]
+async fn another_shops_or_an_impossible_variant_is_not_found() {
+    for t in test_databases().await {
+        let (a, b) = keyed_shops(&t.db).await;
+        store_products(&t.db, &b, vec![imported(product("pb"))]).await;
+        let backend = t.backend();
+        let theirs =
+            t.db.adjust_stock(&adjustment(&a, "pb-v0", 1, 6_000))
+                .await
+                .unwrap();
+        assert_eq!(
+            theirs,
+            AdjustmentOutcome::Fresh(AdjustmentResult::VariantNotFound),
+            "{backend}"
+        );
+        assert_eq!(stock_of(&t, &b, "pb-v0").await, Some(4), "{backend}");
+
+        let mut impossible = adjustment(&a, "x", 1, 6_000);
+        impossible.variant_id = None;
+        assert_eq!(
+            t.db.adjust_stock(&impossible).await.unwrap(),
+            AdjustmentOutcome::Fresh(AdjustmentResult::VariantNotFound),
+            "{backend}"
+        );
+        assert_eq!(movement_count(&t, &a.id).await, 0, "{backend}");
+        assert_eq!(movement_count(&t, &b.id).await, 0, "{backend}");
+    }
+}
+
+#[tokio::test]
+async fn an_untracked_variant_is_refused_and_unchanged() {
+    for t in test_databases().await {
+        let (a, _) = keyed_shops(&t.db).await;
+        let mut untracked = product("p1");
+        untracked.track_stock = false;
+        store_products(&t.db, &a, vec![imported(untracked)]).await;
+        let outcome =
+            t.db.adjust_stock(&adjustment(&a, "p1-v0", 3, 6_000))
+                .await
+                .unwrap();
+        assert_eq!(
+            outcome,
+            AdjustmentOutcome::Fresh(AdjustmentResult::NotTracked),
+            "{}",
+            t.backend()
+        );
+        assert_eq!(stock_of(&t, &a, "p1-v0").await, Some(4));
+        assert_eq!(updated_at(&t, &a, "p1").await, 5_000);
+        assert_eq!(movement_count(&t, &a.id).await, 0);
+    }
+}
+
+#[tokio::test]
+async fn movements_are_listed_newest_first_per_shop_and_variant() {
+    for t in test_databases().await {
+        let (a, b) = keyed_shops(&t.db).await;
+        let mut two = product("p1");
+        two.variants.push(super::fixtures::variant("p1-v1", 1));
+        store_products(&t.db, &a, vec![imported(two)]).await;
+        store_products(&t.db, &b, vec![imported(product("pb"))]).await;
+        let mut made = Vec::new();
+        // Two at the same instant: the later id comes first.
+        for (variant, at_ms) in [("p1-v0", 6_000), ("p1-v1", 7_000), ("p1-v0", 7_000)] {
+            let command = adjustment(&a, variant, 1, at_ms);
+            t.db.adjust_stock(&command).await.unwrap();
+            made.push(command.movement_id);
+        }
+        t.db.adjust_stock(&adjustment(&b, "pb-v0", 1, 8_000))
+            .await
+            .unwrap();
+        let listed = |variant: Option<&str>| {
+            let db = t.db.clone();
+            let shop = a.id.clone();
+            let variant = variant.map(|v| VariantId::parse(v).unwrap());
+            async move {
+                db.list_movements(&shop, variant)
+                    .await
+                    .unwrap()
+                    .into_iter()
+                    .map(|m| m.id)
+                    .collect::<Vec<MovementId>>()
+            }
+        };
+        let backend = t.backend();
+        assert_eq!(
+            listed(None).await,
+            [made[2].clone(), made[1].clone(), made[0].clone()],
+            "{backend}"
+        );
+        assert_eq!(
+            listed(Some("p1-v0")).await,
+            [made[2].clone(), made[0].clone()],
+            "{backend}"
+        );
+        assert!(listed(Some("pb-v0")).await.is_empty(), "{backend}");
+        assert_eq!(movement_count(&t, &b.id).await, 1, "{backend}");
+    }
+}
