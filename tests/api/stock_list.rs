@@ -3,7 +3,10 @@ use serde_json::json;
 use crate::fixtures::stock;
 use crate::support::{Reply, TestApp, on_both_databases};
 
-on_both_databases!(stock_entries_have_the_exact_fields, every_stock_filter_and_bad_parameter);
+on_both_databases!(
+    stock_entries_have_the_exact_fields,
+    every_stock_filter_and_bad_parameter
+);
 
 pub async fn stocked(app: &TestApp, scopes: &str) -> String {
     app.create_shop("atelier").await;
@@ -13,15 +16,29 @@ pub async fn stocked(app: &TestApp, scopes: &str) -> String {
 
 fn ids(reply: &Reply) -> Vec<String> {
     assert_eq!(reply.status, 200, "{}", reply.text);
-    reply.json()["data"].as_array().unwrap().iter().map(|e| e["variantId"].as_str().unwrap().to_owned()).collect()
+    reply.json()["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["variantId"].as_str().unwrap().to_owned())
+        .collect()
 }
 
 async fn stock_entries_have_the_exact_fields(app: TestApp) {
     let key = stocked(&app, "stock:read").await;
     let reply = app.get("/api/v1/stock?trackedOnly=false", &key).await;
-    assert_eq!(reply.json()["pageInfo"], json!({"hasMore": false, "nextCursor": null, "limit": 50}));
+    assert_eq!(
+        reply.json()["pageInfo"],
+        json!({"hasMore": false, "nextCursor": null, "limit": 50})
+    );
     let entries = reply.json()["data"].as_array().unwrap().clone();
-    let entry = |id: &str| entries.iter().find(|e| e["variantId"] == id).unwrap().clone();
+    let entry = |id: &str| {
+        entries
+            .iter()
+            .find(|e| e["variantId"] == id)
+            .unwrap()
+            .clone()
+    };
     assert_eq!(
         entry("v_low"),
         json!({"variantId": "v_low", "productId": "p_mug", "productName": "Mug émaillé", "variantLabel": "Noir",
@@ -30,13 +47,25 @@ async fn stock_entries_have_the_exact_fields(app: TestApp) {
     );
     let flags = |id: &str| {
         let e = entry(id);
-        (e["isLowStock"].as_bool().unwrap(), e["isOutOfStock"].as_bool().unwrap(), e["active"].as_bool().unwrap())
+        (
+            e["isLowStock"].as_bool().unwrap(),
+            e["isOutOfStock"].as_bool().unwrap(),
+            e["active"].as_bool().unwrap(),
+        )
     };
     assert_eq!(flags("v_ok"), (false, false, true));
-    assert_eq!(flags("v_out"), (true, true, true), "out of stock is also low");
+    assert_eq!(
+        flags("v_out"),
+        (true, true, true),
+        "out of stock is also low"
+    );
     assert_eq!(flags("v_off"), (false, false, false));
     assert_eq!(entry("v_free")["tracked"], false);
-    assert_eq!(flags("v_free"), (false, false, true), "untracked is never low or out");
+    assert_eq!(
+        flags("v_free"),
+        (false, false, true),
+        "untracked is never low or out"
+    );
 }
 
 async fn every_stock_filter_and_bad_parameter(app: TestApp) {
@@ -44,25 +73,43 @@ async fn every_stock_filter_and_bad_parameter(app: TestApp) {
     let cases: &[(&str, &[&str])] = &[
         ("", &["v_low", "v_off", "v_ok", "v_out"]),
         ("trackedOnly=true", &["v_low", "v_off", "v_ok", "v_out"]),
-        ("trackedOnly=false", &["v_free", "v_low", "v_off", "v_ok", "v_out"]),
+        (
+            "trackedOnly=false",
+            &["v_free", "v_low", "v_off", "v_ok", "v_out"],
+        ),
         ("lowStockOnly=true", &["v_low", "v_out"]),
         ("lowStockOnly=false", &["v_low", "v_off", "v_ok", "v_out"]),
         ("lowStockOnly=true&trackedOnly=false", &["v_low", "v_out"]),
         ("productId=p_card&trackedOnly=false", &["v_free"]),
         ("productId=p_card", &[]),
-        ("q=MUG%20%C3%89MAILL%C3%89", &["v_low", "v_off", "v_ok", "v_out"]), // product name, any case
-        ("q=sku-v_low", &["v_low"]),                                        // variant SKU, not its siblings'
-        ("q=370002", &["v_out"]),                                           // barcode
-        ("q=3760000099999", &["v_low", "v_off", "v_ok", "v_out"]),           // product EAN
+        (
+            "q=MUG%20%C3%89MAILL%C3%89",
+            &["v_low", "v_off", "v_ok", "v_out"],
+        ), // product name, any case
+        ("q=sku-v_low", &["v_low"]), // variant SKU, not its siblings'
+        ("q=370002", &["v_out"]),    // barcode
+        ("q=3760000099999", &["v_low", "v_off", "v_ok", "v_out"]), // product EAN
         ("q=carte&trackedOnly=false", &["v_free"]),
     ];
     for (query, expected) in cases {
-        assert_eq!(ids(&app.get(&format!("/api/v1/stock?{query}"), &key).await), *expected, "{query}");
+        assert_eq!(
+            ids(&app.get(&format!("/api/v1/stock?{query}"), &key).await),
+            *expected,
+            "{query}"
+        );
     }
     let first = app.get("/api/v1/stock?limit=3", &key).await;
     assert_eq!(ids(&first), ["v_low", "v_off", "v_ok"]);
-    let cursor = first.json()["pageInfo"]["nextCursor"].as_str().unwrap().to_owned();
-    assert_eq!(ids(&app.get(&format!("/api/v1/stock?limit=3&cursor={cursor}"), &key).await), ["v_out"]);
+    let cursor = first.json()["pageInfo"]["nextCursor"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert_eq!(
+        ids(&app
+            .get(&format!("/api/v1/stock?limit=3&cursor={cursor}"), &key)
+            .await),
+        ["v_out"]
+    );
 
     for (query, field) in [
         ("lowStockOnly=yes", "lowStockOnly"),
@@ -75,8 +122,16 @@ async fn every_stock_filter_and_bad_parameter(app: TestApp) {
         ("warehouse=1", "warehouse"),
     ] {
         let reply = app.get(&format!("/api/v1/stock?{query}"), &key).await;
-        assert_eq!((reply.status, reply.detail_fields()), (400, vec![field.to_owned()]), "{query}: {}", reply.text);
+        assert_eq!(
+            (reply.status, reply.detail_fields()),
+            (400, vec![field.to_owned()]),
+            "{query}: {}",
+            reply.text
+        );
     }
     let other = app.create_key("atelier", "products:read").await;
-    assert_eq!(app.get("/api/v1/stock", &other).await.error_code(), "INSUFFICIENT_SCOPE");
+    assert_eq!(
+        app.get("/api/v1/stock", &other).await.error_code(),
+        "INSUFFICIENT_SCOPE"
+    );
 }

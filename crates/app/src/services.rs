@@ -8,7 +8,7 @@ use shop_persistence::{Database, DatabaseUrl, PoolOptions};
 use shop_ports::port::{Clock, SecretHasher};
 use shop_ports::usecase::{
     Authenticator, ClientDirectory, ImportShopData, KeyAdmin, LoyaltyOverview, OrderHistory,
-    ProductCatalogue, ShopAdmin,
+    ProductCatalogue, ShopAdmin, StockKeeper,
 };
 
 use crate::adapters::{Argon2Hasher, OsKeyMaterial, SystemClock, UuidV7Ids};

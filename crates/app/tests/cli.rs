@@ -197,3 +197,17 @@ fn a_bad_database_url_is_one_clear_line() {
     assert_eq!(stderr.trim().lines().count(), 1, "{stderr}");
     assert!(stderr.starts_with("error: "), "{stderr}");
 }
+
+#[test]
+fn stock_movements_lists_for_a_shop_and_refuses_an_unknown_one() {
+    let cli = Cli::new();
+    cli.ok(&["shop", "create", "--slug", "atelier", "--name", "Atelier"]);
+    let listing = cli.ok(&["stock", "movements", "--shop", "atelier", "--variant", "v1"]);
+    assert_eq!(
+        listing.lines().collect::<Vec<_>>(),
+        ["CREATED\tMOVEMENT\tVARIANT\tPRODUCT\tDELTA\tPREVIOUS\tNEW\tKEY\tREASON"]
+    );
+    let output = cli.run(&["stock", "movements", "--shop", "nowhere"]);
+    assert_eq!(output.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("nowhere"));
+}

@@ -185,10 +185,16 @@ impl TestApp {
 
     /// `POST /api/v1/stock/adjustments` with a JSON body and, optionally, an idempotency key.
     pub async fn adjust(&self, key: &str, body: &Value, idempotency_key: Option<&str>) -> Reply {
-        self.send(self.adjustment_request(key, body, idempotency_key)).await
+        self.send(self.adjustment_request(key, body, idempotency_key))
+            .await
     }
 
-    pub fn adjustment_request(&self, key: &str, body: &Value, idempotency_key: Option<&str>) -> reqwest::RequestBuilder {
+    pub fn adjustment_request(
+        &self,
+        key: &str,
+        body: &Value,
+        idempotency_key: Option<&str>,
+    ) -> reqwest::RequestBuilder {
         let mut request = self
             .client
             .post(self.url("/api/v1/stock/adjustments"))

@@ -37,7 +37,10 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Stock(StockCommand::Movements { shop, variant }) => {
             let shop = services.shops.find(&shop).await?;
             let mut out = std::io::stdout().lock();
-            writeln!(out, "CREATED\tMOVEMENT\tVARIANT\tPRODUCT\tDELTA\tPREVIOUS\tNEW\tKEY\tREASON")?;
+            writeln!(
+                out,
+                "CREATED\tMOVEMENT\tVARIANT\tPRODUCT\tDELTA\tPREVIOUS\tNEW\tKEY\tREASON"
+            )?;
             for movement in services.stock.movements(&shop.id, variant).await? {
                 writeln!(
                     out,

@@ -6,13 +6,15 @@
 //! cached copy is older than `freshness` (5 s by default), which bounds how long a
 //! revocation, an expiry or a plan/subscription change takes to apply. Re-reading does not
 //! re-run argon2 as long as the stored hash is the one already verified. Failed
-//! verifications are never cached.
+//! verifications are never cached. Concurrent requests with the same key share ONE load and
+//! verification (the cache coalesces them), so a burst on a fresh key costs one argon2 run,
+//! not one per request.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
-use moka::sync::Cache;
+use moka::future::Cache;
 use shop_domain::Timestamp;
 use shop_domain::access::{AccessDenied, authorize};
 use shop_domain::api_key::{ApiKey, KeyPrefix, PresentedKey};
@@ -128,19 +130,23 @@ impl Authenticator {
         let digest = presented.digest();
         let now = self.clock.now();
 
-        let verified = match self.verified.get(&digest) {
+        let verified = match self.verified.get(&digest).await {
             Some(entry) if self.is_fresh(&entry, now) => {
                 self.cache_hits.fetch_add(1, Ordering::Relaxed);
                 entry
             }
             stale => {
-                let loaded = self.load_and_verify(&presented, stale, now).await?;
-                self.verified.insert(digest, loaded.clone());
-                loaded
+                if stale.is_some() {
+                    self.verified.invalidate(&digest).await;
+                }
+                self.verified
+                    .try_get_with(digest, self.load_and_verify(&presented, stale, now))
+                    .await
+                    .map_err(unshare)?
             }
         };
         if !verified.key.is_usable_at(now) {
-            self.verified.invalidate(&digest);
+            self.verified.invalidate(&digest).await;
             return Err(AuthError::Unauthorized);
         }
         let VerifiedKey { key, shop, .. } = verified;
@@ -167,7 +173,6 @@ impl Authenticator {
         now: Timestamp,
     ) -> Result<VerifiedKey, AuthError> {
         let Some((key, shop)) = self.keys.find_key(presented.prefix()).await? else {
-            self.verified.invalidate(&presented.digest());
             return Err(AuthError::Unauthorized);
         };
         let already_verified = stale.is_some_and(|entry| entry.key.secret_hash == key.secret_hash);
@@ -187,6 +192,20 @@ impl Authenticator {
             loaded_at: now,
         })
     }
+}
+
+/// Requests that waited on another's verification share its error; rebuild an owned one of the
+/// same kind (store and hashing causes keep their message for the log).
+fn unshare(error: Arc<AuthError>) -> AuthError {
+    Arc::try_unwrap(error).unwrap_or_else(|shared| match &*shared {
+        AuthError::Unauthorized => AuthError::Unauthorized,
+        AuthError::Denied(denied) => AuthError::Denied(*denied),
+        AuthError::Store(StoreError::Unavailable(_)) => {
+            AuthError::Store(StoreError::Unavailable(shared.to_string().into()))
+        }
+        AuthError::Store(_) => AuthError::Store(StoreError::Failure(shared.to_string().into())),
+        AuthError::Hashing(_) => AuthError::Hashing(HashError(shared.to_string().into())),
+    })
 }
 
 #[cfg(test)]

@@ -7,7 +7,7 @@ use shop_domain::scope::Scope;
 use shop_domain::shop::{ShopSlug, SubscriptionStatus};
 
 use super::*;
-use crate::port::{MockApiKeyStore, MockClock, MockSecretHasher};
+use crate::port::{MockApiKeyStore, MockClock, MockSecretHasher, SecretHasher};
 
 const HASH: &str = "$argon2id$stored";
 
@@ -268,4 +268,106 @@ async fn store_outages_surface_as_store_errors() {
         failed,
         Err(AuthError::Store(StoreError::Unavailable(_)))
     ));
+}
+
+/// A hasher that takes its time, as argon2 does, and counts its runs.
+struct SlowHasher {
+    runs: std::sync::atomic::AtomicUsize,
+}
+
+#[async_trait::async_trait]
+impl SecretHasher for SlowHasher {
+    async fn hash(&self, _: &KeySecret) -> Result<String, HashError> {
+        unreachable!("authentication never hashes")
+    }
+
+    async fn verify(&self, secret: &KeySecret, phc: &str) -> Result<bool, HashError> {
+        self.runs.fetch_add(1, Ordering::SeqCst);
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        Ok(phc == HASH && *secret == *presented().secret())
+    }
+}
+
+#[tokio::test]
+async fn a_burst_on_a_fresh_key_runs_argon2_once() {
+    let harness = Harness::new();
+    let mut keys = MockApiKeyStore::new();
+    let row = Arc::clone(&harness.row);
+    keys.expect_find_key()
+        .returning(move |_| Ok(row.lock().unwrap().clone()));
+    let mut clock = MockClock::new();
+    clock
+        .expect_now()
+        .return_const(Timestamp::from_millis(1_000));
+    let hasher = Arc::new(SlowHasher {
+        runs: std::sync::atomic::AtomicUsize::new(0),
+    });
+    let auth = Arc::new(Authenticator::new(
+        Arc::new(keys),
+        hasher.clone(),
+        Arc::new(clock),
+    ));
+
+    let mut burst = Vec::new();
+    for _ in 0..20 {
+        let auth = Arc::clone(&auth);
+        burst.push(tokio::spawn(async move {
+            auth.authenticate(&presented().reveal(), Operation::Me)
+                .await
+        }));
+    }
+    for request in burst {
+        assert!(request.await.unwrap().is_ok());
+    }
+    assert_eq!(hasher.runs.load(Ordering::SeqCst), 1);
+}
+
+#[tokio::test]
+async fn a_burst_of_wrong_secrets_shares_one_run_and_is_refused_every_time() {
+    let harness = Harness::new();
+    let mut keys = MockApiKeyStore::new();
+    let row = Arc::clone(&harness.row);
+    keys.expect_find_key()
+        .returning(move |_| Ok(row.lock().unwrap().clone()));
+    let mut clock = MockClock::new();
+    clock
+        .expect_now()
+        .return_const(Timestamp::from_millis(1_000));
+    let hasher = Arc::new(SlowHasher {
+        runs: std::sync::atomic::AtomicUsize::new(0),
+    });
+    let auth = Arc::new(Authenticator::new(
+        Arc::new(keys),
+        hasher.clone(),
+        Arc::new(clock),
+    ));
+    let wrong = PresentedKey::new(
+        presented().prefix().clone(),
+        KeySecret::from_random_bytes([8; 32]),
+    );
+
+    let mut burst = Vec::new();
+    for _ in 0..10 {
+        let (auth, token) = (Arc::clone(&auth), wrong.reveal());
+        burst.push(tokio::spawn(async move {
+            auth.authenticate(&token, Operation::Me).await
+        }));
+    }
+    for request in burst {
+        assert!(matches!(
+            request.await.unwrap(),
+            Err(AuthError::Unauthorized)
+        ));
+    }
+    assert!(
+        hasher.runs.load(Ordering::SeqCst) < 10,
+        "concurrent identical attempts are coalesced"
+    );
+    // Failures are not cached: a later attempt verifies again.
+    let before = hasher.runs.load(Ordering::SeqCst);
+    assert!(matches!(
+        auth.authenticate(&wrong.reveal(), Operation::Me).await,
+        Err(AuthError::Unauthorized)
+    ));
+    assert_eq!(hasher.runs.load(Ordering::SeqCst), before + 1);
 }
