@@ -16,6 +16,7 @@ pub mod loyalty;
 pub mod money;
 pub mod order;
 pub mod pagination;
+pub mod rate_limit;
 pub mod scope;
 pub mod shop;
 pub mod stock;

@@ -6,6 +6,7 @@ mod import;
 mod keys;
 mod loyalty;
 mod orders;
+mod rate_limit;
 mod runtime;
 mod shops;
 mod stock;
@@ -16,6 +17,7 @@ pub use import::{ImportCounts, ImportReport, ImportRepository, ImportStoreError}
 pub use keys::{ApiKeyStore, HashError, KeyMaterial, SecretHasher};
 pub use loyalty::LoyaltyRepository;
 pub use orders::OrderRepository;
+pub use rate_limit::{RateLimitStore, RateStoreError};
 pub use runtime::{Clock, IdGenerator};
 pub use shops::ShopStore;
 pub use stock::{AdjustmentCommand, AdjustmentOutcome, IdempotencyClaim, StockRepository};
@@ -32,6 +34,8 @@ pub use keys::{MockApiKeyStore, MockKeyMaterial, MockSecretHasher};
 pub use loyalty::MockLoyaltyRepository;
 #[cfg(feature = "mocks")]
 pub use orders::MockOrderRepository;
+#[cfg(feature = "mocks")]
+pub use rate_limit::MockRateLimitStore;
 #[cfg(feature = "mocks")]
 pub use runtime::{MockClock, MockIdGenerator};
 #[cfg(feature = "mocks")]

@@ -33,6 +33,13 @@ pub struct Principal {
     pub scopes: ScopeSet,
 }
 
+impl Principal {
+    /// The shop's plan, its subscription, then the key's scope (see `shop_domain::access`).
+    pub fn authorize(&self, operation: Operation) -> Result<(), AccessDenied> {
+        authorize(&self.shop, self.scopes, operation)
+    }
+}
+
 #[derive(Debug, thiserror::Error)]
 pub enum AuthError {
     /// Missing, malformed, unknown, wrong, revoked or expired key: one answer for all, so the
@@ -126,6 +133,27 @@ impl Authenticator {
         token: &str,
         operation: Operation,
     ) -> Result<Principal, AuthError> {
+        let principal = self.identify(token).await?;
+        principal.authorize(operation)?;
+        Ok(principal)
+    }
+
+    /// Whether `token` is a key verified in the last `freshness`: serving it costs no argon2
+    /// run. Lets callers keep serving known keys from a client that floods wrong ones.
+    pub async fn is_recently_verified(&self, token: &str) -> bool {
+        let Ok(presented) = PresentedKey::parse(token) else {
+            return false;
+        };
+        let now = self.clock.now();
+        self.verified
+            .get(&presented.digest())
+            .await
+            .is_some_and(|entry| self.is_fresh(&entry, now))
+    }
+
+    /// Authenticates `token`: only the 401 causes (and store or hasher failures). The shop's
+    /// state and the scopes are checked by [`Principal::authorize`].
+    pub async fn identify(&self, token: &str) -> Result<Principal, AuthError> {
         let presented = PresentedKey::parse(token).map_err(|_| AuthError::Unauthorized)?;
         let digest = presented.digest();
         let now = self.clock.now();
@@ -150,7 +178,6 @@ impl Authenticator {
             return Err(AuthError::Unauthorized);
         }
         let VerifiedKey { key, shop, .. } = verified;
-        authorize(&shop, key.scopes, operation)?;
         Ok(Principal {
             shop,
             key_prefix: key.prefix,
