@@ -15,6 +15,7 @@ mod me;
 mod orders;
 mod products;
 mod products_paging;
+mod rate_limits;
 mod stock_adjustments;
 mod stock_concurrency;
 mod stock_list;
