@@ -1,17 +1,25 @@
-//! `Authorization: Bearer <key>` (spec §5).
+//! `Authorization: Bearer <key>` (spec §5) and the rate limits (spec §8), the first step of
+//! every handler.
 //!
 //! Only the token is extracted here; whether it is a key, whose, and what it may do is the
-//! `Authenticator` use case's decision. Every failure at this stage is the same 401 as an
-//! unknown key, so that a client cannot tell which check refused it. Neither the header nor
-//! the token is ever logged.
+//! `Authenticator` use case's decision, and what a budget allows is the `RateLimiter`'s. Every
+//! authentication failure is the same 401 as an unknown key, so that a client cannot tell
+//! which check refused it. Neither the header nor the token is ever logged.
+//!
+//! Order of checks (see [`authenticate`]): 429 for a client address that failed too often,
+//! 401, 429 for a key over its budget, then the 403s; the handler goes on with 400 and 404.
+//! The key's budget is counted before the 403s because every request that presents a valid
+//! key counts, whatever its outcome: a key over budget therefore gets 429 even for an
+//! operation it may not perform, and a 429 itself consumes nothing.
 
-use actix_web::HttpRequest;
 use actix_web::http::header::{self, HeaderMap};
+use actix_web::{HttpMessage as _, HttpRequest};
 use shop_domain::scope::Operation;
-use shop_ports::usecase::Principal;
+use shop_ports::usecase::{AuthError, Principal};
 
 use crate::ApiState;
 use crate::error::ApiError;
+use crate::rate_limit::{Counted, client_address, request_class};
 
 /// The token of a single `Authorization` header of the form `Bearer <token>`: the scheme is
 /// matched case-insensitively (RFC 9110 §11.1), then exactly one space and one non-empty token
@@ -30,15 +38,83 @@ pub fn bearer_token(headers: &HeaderMap) -> Option<&str> {
     well_formed.then_some(token)
 }
 
-/// Authenticates the request's key for `operation`: 401, then the 403s, in the contract's
-/// order. Handlers call it first, before looking at parameters.
+/// Authenticates the request's key, counts the request against its budget, and authorises
+/// `operation`. Handlers call it first, before looking at parameters.
+///
+/// 1. A client address over its budget of failed authentications gets 429, unless the token
+///    is a key verified moments ago: that bounds the argon2 work a flood of wrong keys causes,
+///    while the known keys of a shared address (a NAT, a proxy) keep working.
+/// 2. A missing, malformed or invalid key is 401, and counts as a failure of the address.
+/// 3. The key's read or write budget is consumed; over budget is 429. Either way what was
+///    counted is left in the request's extensions for the headers middleware.
+/// 4. The shop's plan, its subscription and the key's scope: 403.
 pub async fn authenticate(
     request: &HttpRequest,
     state: &ApiState,
     operation: Operation,
 ) -> Result<Principal, ApiError> {
-    let token = bearer_token(request.headers()).ok_or(ApiError::Unauthorized)?;
-    Ok(state.authenticator.authenticate(token, operation).await?)
+    let token = bearer_token(request.headers());
+    let client = client_address(request);
+    refuse_failing_client(state, token, &client).await?;
+    let identified = match token {
+        Some(token) => state.authenticator.identify(token).await,
+        None => Err(AuthError::Unauthorized),
+    };
+    let principal = match identified {
+        Ok(principal) => principal,
+        Err(AuthError::Unauthorized) => {
+            state.rate_limiter.record_failure(&client).await;
+            return Err(ApiError::Unauthorized);
+        }
+        // An unreachable key store or a failing hasher is not the client's failure.
+        Err(other) => return Err(other.into()),
+    };
+    count(request, state, &principal).await?;
+    principal.authorize(operation)?;
+    Ok(principal)
+}
+
+/// Step 1. The in-process cache is asked first: a recently verified key skips the
+/// failure budget, and with it a round trip to a shared rate-limit store.
+async fn refuse_failing_client(
+    state: &ApiState,
+    token: Option<&str>,
+    client: &str,
+) -> Result<(), ApiError> {
+    if let Some(token) = token
+        && state.authenticator.is_recently_verified(token).await
+    {
+        return Ok(());
+    }
+    let failures = state.rate_limiter.failures_allowed(client).await;
+    if failures.allowed {
+        Ok(())
+    } else {
+        Err(ApiError::rate_limited(&failures))
+    }
+}
+
+/// Step 3: GET and HEAD draw on the read budget, the other methods on the write budget.
+async fn count(
+    request: &HttpRequest,
+    state: &ApiState,
+    principal: &Principal,
+) -> Result<(), ApiError> {
+    let class = request_class(request.method());
+    let status = state
+        .rate_limiter
+        .consume(&principal.key_prefix, class)
+        .await;
+    request.extensions_mut().insert(Counted {
+        class,
+        budget: state.rate_limiter.budget(class),
+        status,
+    });
+    if status.allowed {
+        Ok(())
+    } else {
+        Err(ApiError::rate_limited(&status))
+    }
 }
 
 #[cfg(test)]

@@ -15,6 +15,7 @@ use actix_web::http::header::{self, ContentType};
 use actix_web::{HttpResponse, ResponseError};
 use serde::Serialize;
 use shop_domain::access::AccessDenied;
+use shop_domain::rate_limit::RateStatus;
 use shop_domain::stock::{AdjustmentResult, StockAdjustment};
 use shop_ports::usecase::{AuthError, ReadError};
 use shop_ports::{BoxError, StoreError};
@@ -68,6 +69,10 @@ pub enum ApiError {
     /// An `Idempotency-Key` already used, within its retention, for a different request.
     #[error("idempotency key reused with a different request")]
     IdempotencyKeyReused,
+    /// A budget is exhausted: a key's reads or writes, or a client address's failed
+    /// authentications. `Retry-After` is the whole seconds, at least 1, until a slot frees.
+    #[error("rate limited for {retry_after_seconds} s")]
+    RateLimited { retry_after_seconds: i64 },
     /// The `Allow` header is set by the envelope middleware from actix's own 405 response.
     #[error("method not allowed")]
     MethodNotAllowed,
@@ -132,6 +137,13 @@ impl ApiError {
         }
     }
 
+    /// The refusal of an exhausted budget, with the `Retry-After` its status gives.
+    pub fn rate_limited(status: &RateStatus) -> Self {
+        Self::RateLimited {
+            retry_after_seconds: status.retry_after_seconds(),
+        }
+    }
+
     pub fn internal(cause: impl Into<BoxError>) -> Self {
         Self::Internal(cause.into())
     }
@@ -165,6 +177,7 @@ impl ApiError {
             Self::NotFound(_) => "NOT_FOUND",
             Self::StockNotTracked => "STOCK_NOT_TRACKED",
             Self::IdempotencyKeyReused => "IDEMPOTENCY_KEY_REUSED",
+            Self::RateLimited { .. } => "RATE_LIMITED",
             Self::MethodNotAllowed => "METHOD_NOT_ALLOWED",
             Self::PayloadTooLarge => "PAYLOAD_TOO_LARGE",
             Self::UriTooLong => "URI_TOO_LONG",
@@ -193,6 +206,16 @@ impl ApiError {
             Self::NotFound(message) => message,
             Self::StockNotTracked => "Stock tracking is not enabled for this variant.",
             Self::IdempotencyKeyReused => "This Idempotency-Key was used with a different request.",
+            Self::RateLimited {
+                retry_after_seconds: 1,
+            } => "Too many requests; retry after 1 second.",
+            Self::RateLimited {
+                retry_after_seconds,
+            } => {
+                return Cow::Owned(format!(
+                    "Too many requests; retry after {retry_after_seconds} seconds."
+                ));
+            }
             Self::MethodNotAllowed => "This method is not allowed on this resource.",
             Self::PayloadTooLarge => "The request body is larger than 64 KiB.",
             Self::UriTooLong => "The request URI is too long.",
@@ -266,6 +289,7 @@ impl ResponseError for ApiError {
             Self::Validation { .. } | Self::InvalidJson => StatusCode::BAD_REQUEST,
             Self::NotFound(_) => StatusCode::NOT_FOUND,
             Self::StockNotTracked | Self::IdempotencyKeyReused => StatusCode::UNPROCESSABLE_ENTITY,
+            Self::RateLimited { .. } => StatusCode::TOO_MANY_REQUESTS,
             Self::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
             Self::PayloadTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
             Self::UriTooLong => StatusCode::URI_TOO_LONG,
@@ -285,6 +309,11 @@ impl ResponseError for ApiError {
             }
             Self::Unavailable(_) => {
                 response.insert_header((header::RETRY_AFTER, "1"));
+            }
+            Self::RateLimited {
+                retry_after_seconds,
+            } => {
+                response.insert_header((header::RETRY_AFTER, *retry_after_seconds));
             }
             _ => {}
         }
@@ -449,6 +478,36 @@ mod tests {
         let gateway = ApiError::from_status(StatusCode::BAD_GATEWAY);
         assert_eq!(gateway.code(), "INTERNAL_ERROR");
         assert_eq!(gateway.public_message(), INTERNAL_MESSAGE);
+    }
+
+    #[test]
+    fn rate_limits_are_429_with_retry_after() {
+        let status = RateStatus {
+            allowed: false,
+            limit: 120,
+            remaining: 0,
+            reset_after_millis: 47_001,
+        };
+        let error = ApiError::rate_limited(&status);
+        let response = error.error_response();
+        assert_eq!(response.status(), StatusCode::TOO_MANY_REQUESTS);
+        assert_eq!(
+            response.headers().get(header::RETRY_AFTER),
+            Some(&header::HeaderValue::from_static("48"))
+        );
+        assert_eq!(error.code(), "RATE_LIMITED");
+        assert_eq!(
+            error.public_message(),
+            "Too many requests; retry after 48 seconds."
+        );
+        let soon = ApiError::rate_limited(&RateStatus {
+            reset_after_millis: 0,
+            ..status
+        });
+        assert_eq!(
+            soon.public_message(),
+            "Too many requests; retry after 1 second."
+        );
     }
 
     #[test]

@@ -8,15 +8,19 @@
 //!   place where failures become the spec's envelope `{"error": {"code", "message", "details"?}}`.
 //!   Error responses that actix produces itself (wrong method, oversized body, extractor
 //!   errors) and panics are rewritten into the same envelope by the `middleware` module.
-//! - Order of checks, per request: authentication (401), the shop's plan, its subscription and
-//!   the key's scope (403), query validation (400), then the lookup (404). Handlers therefore
-//!   authenticate before they look at the query string, and the one write
-//!   (`POST /stock/adjustments`) before it reads a byte of its body.
+//! - Order of checks, per request: authentication (401, or 429 first when the client address
+//!   has failed too often), the key's rate limit (429), the shop's plan, its subscription and
+//!   the key's scope (403), query validation (400), then the lookup (404): 401 -> 429 -> 403 ->
+//!   400 -> 404. Handlers therefore authenticate before they look at the query string, and the
+//!   one write (`POST /stock/adjustments`) before it reads a byte of its body. Every request
+//!   with a valid key is counted whatever its outcome, and its response carries the budget's
+//!   headers (see `auth` and `rate_limit`).
 
 use std::sync::Arc;
 
 use shop_ports::usecase::{
-    Authenticator, ClientDirectory, LoyaltyOverview, OrderHistory, ProductCatalogue, StockKeeper,
+    Authenticator, ClientDirectory, LoyaltyOverview, OrderHistory, ProductCatalogue, RateLimiter,
+    StockKeeper,
 };
 
 mod auth;
@@ -26,6 +30,7 @@ mod error;
 mod handlers;
 mod middleware;
 mod query;
+mod rate_limit;
 mod routes;
 mod server;
 
@@ -40,6 +45,9 @@ pub struct ApiState {
     pub clients: Arc<ClientDirectory>,
     pub loyalty: Arc<LoyaltyOverview>,
     pub stock: Arc<StockKeeper>,
+    /// The per-key read and write budgets and the per-address budget of failed
+    /// authentications, applied by every handler's authentication step.
+    pub rate_limiter: Arc<RateLimiter>,
 }
 
 #[cfg(test)]

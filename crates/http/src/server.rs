@@ -12,7 +12,7 @@ use tracing_actix_web::TracingLogger;
 
 use crate::error::{ApiError, MAX_BODY_BYTES};
 use crate::handlers::fallback;
-use crate::middleware::envelope;
+use crate::middleware::{envelope, rate_limit_headers};
 use crate::{ApiState, routes};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -51,8 +51,9 @@ pub fn serve(listener: TcpListener, state: ApiState, options: ServerOptions) -> 
 /// test-only routes, so that they exercise the very middleware and limits served here.
 ///
 /// Middleware order, outermost first: `TracingLogger` gives every request a span and an id;
-/// `envelope::finish` then sees every outcome (panics are turned into 500s around each
-/// resource, see `routes`) and logs 5xx within that span.
+/// `rate_limit_headers::add` puts a valid key's budget on the final response, including one
+/// the envelope rebuilt; `envelope::finish` then sees every outcome (panics are turned into
+/// 500s around each resource, see `routes`) and logs 5xx within that span.
 pub(crate) fn app(
     state: ApiState,
     routes: impl FnOnce(&mut web::ServiceConfig),
@@ -76,5 +77,6 @@ pub(crate) fn app(
         .configure(routes)
         .default_service(web::to(fallback::unknown_route))
         .wrap(from_fn(envelope::finish))
+        .wrap(from_fn(rate_limit_headers::add))
         .wrap(TracingLogger::default())
 }

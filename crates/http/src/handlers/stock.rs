@@ -51,7 +51,7 @@ pub async fn list(
     })))
 }
 
-/// Authentication first (401/403, before a byte of the body is read), then the query, the
+/// Authentication first (401, 429, 403, before a byte of the body is read), then the query, the
 /// `Content-Type`, the body's size and syntax, then every field and the `Idempotency-Key`
 /// together, then the use case.
 pub async fn adjust(

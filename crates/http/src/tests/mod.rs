@@ -8,11 +8,12 @@ mod loyalty;
 mod me;
 mod orders;
 mod products;
+mod rate_limits;
 mod server;
 mod stock;
 mod stock_adjustments;
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap};
 use std::sync::{Arc, Mutex};
 
 use actix_web::http::StatusCode;
@@ -22,20 +23,23 @@ use actix_web::web::{self, Bytes};
 use actix_web::{HttpResponse, Responder};
 use serde_json::Value;
 use shop_domain::Timestamp;
-use shop_domain::api_key::{ApiKey, KeyPrefix};
+use shop_domain::api_key::{ApiKey, KeyPrefix, KeySecret};
 use shop_domain::catalogue::{BrandRef, CategoryRef, Product, Variant};
 use shop_domain::color::HexColor;
 use shop_domain::id::{BrandId, CategoryId, ProductId, ShopId, VariantId};
 use shop_domain::money::Cents;
+use shop_domain::rate_limit::SlidingWindow;
 use shop_domain::scope::ScopeSet;
 use shop_domain::shop::{Shop, ShopSlug, SubscriptionStatus};
 use shop_domain::tax_rate::TaxRate;
 use shop_ports::port::{
-    MockApiKeyStore, MockCatalogueRepository, MockClientRepository, MockClock, MockIdGenerator,
-    MockLoyaltyRepository, MockOrderRepository, MockSecretHasher, MockStockRepository,
+    HashError, MockApiKeyStore, MockCatalogueRepository, MockClientRepository, MockClock,
+    MockIdGenerator, MockLoyaltyRepository, MockOrderRepository, MockRateLimitStore,
+    MockSecretHasher, MockStockRepository,
 };
 use shop_ports::usecase::{
-    Authenticator, ClientDirectory, LoyaltyOverview, OrderHistory, ProductCatalogue, StockKeeper,
+    Authenticator, ClientDirectory, LoyaltyOverview, OrderHistory, ProductCatalogue, RateLimiter,
+    RateLimits, StockKeeper,
 };
 
 use crate::server::app;
@@ -89,14 +93,61 @@ pub fn key_store(shop: Shop, scopes: &str) -> MockApiKeyStore {
 /// A hasher that verifies only `key()`'s secret against the stored hash.
 pub fn hasher() -> MockSecretHasher {
     let mut hasher = MockSecretHasher::new();
+    hasher.expect_verify().returning(verifies_key);
     hasher
-        .expect_verify()
-        .returning(|presented, phc| Ok(phc == HASH && presented.expose() == secret()));
-    hasher
+}
+
+/// What [`hasher`] answers, for mocks that also count their calls.
+fn verifies_key(presented: &KeySecret, phc: &str) -> Result<bool, HashError> {
+    Ok(phc == HASH && presented.expose() == secret())
 }
 
 /// The instant of the mocked clock.
 pub const NOW_MILLIS: i64 = 1_700_000_000_000;
+
+/// A clock that always answers `NOW_MILLIS`.
+fn fixed_clock() -> MockClock {
+    let mut clock = MockClock::new();
+    clock
+        .expect_now()
+        .return_const(Timestamp::from_millis(NOW_MILLIS));
+    clock
+}
+
+/// A rate-limit store on the domain's real sliding windows, behind the port's mock: tests see
+/// the exact rule the real stores follow without a second implementation of the port.
+pub fn window_store() -> MockRateLimitStore {
+    let windows = Arc::new(Mutex::new(HashMap::<String, SlidingWindow>::new()));
+    let peeking = windows.clone();
+    let mut store = MockRateLimitStore::new();
+    store
+        .expect_acquire()
+        .returning(move |bucket, budget, now| {
+            let mut windows = windows.lock().unwrap();
+            Ok(windows
+                .entry(bucket.to_owned())
+                .or_default()
+                .acquire(budget, now))
+        });
+    store.expect_peek().returning(move |bucket, budget, now| {
+        let mut windows = peeking.lock().unwrap();
+        Ok(windows
+            .entry(bucket.to_owned())
+            .or_default()
+            .peek(budget, now))
+    });
+    store
+}
+
+/// A rate limiter with `limits` on a fresh [`window_store`] and the fixed clock. Share one
+/// between several `TestApi`s to carry budgets from one request to the next.
+pub fn rate_limiter(limits: RateLimits) -> Arc<RateLimiter> {
+    Arc::new(RateLimiter::new(
+        Arc::new(window_store()),
+        Arc::new(fixed_clock()),
+        limits,
+    ))
+}
 
 /// The id the mocked generator gives every new record.
 pub const NEW_ID: &str = "mov_new";
@@ -114,6 +165,7 @@ pub struct TestApi {
     clients: MockClientRepository,
     loyalty: MockLoyaltyRepository,
     stock: MockStockRepository,
+    rate_limiter: Arc<RateLimiter>,
 }
 
 impl TestApi {
@@ -131,6 +183,7 @@ impl TestApi {
             clients: MockClientRepository::new(),
             loyalty: MockLoyaltyRepository::new(),
             stock: MockStockRepository::new(),
+            rate_limiter: rate_limiter(RateLimits::default()),
         }
     }
 
@@ -170,12 +223,14 @@ impl TestApi {
         self
     }
 
+    /// By default each `TestApi` has its own limiter with the spec's limits.
+    pub fn rate_limiter(mut self, rate_limiter: Arc<RateLimiter>) -> Self {
+        self.rate_limiter = rate_limiter;
+        self
+    }
+
     pub fn state(self) -> ApiState {
-        let mut clock = MockClock::new();
-        clock
-            .expect_now()
-            .return_const(Timestamp::from_millis(NOW_MILLIS));
-        let clock = Arc::new(clock);
+        let clock = Arc::new(fixed_clock());
         let mut ids = MockIdGenerator::new();
         ids.expect_new_id().returning(|| NEW_ID.into());
         let clients = Arc::new(self.clients);
@@ -190,21 +245,32 @@ impl TestApi {
             clients: Arc::new(ClientDirectory::new(clients.clone())),
             loyalty: Arc::new(LoyaltyOverview::new(clients, Arc::new(self.loyalty))),
             stock: Arc::new(StockKeeper::new(Arc::new(self.stock), Arc::new(ids), clock)),
+            rate_limiter: self.rate_limiter,
         }
     }
 
     pub async fn send(self, request: TestRequest) -> Reply {
+        let mut replies = self.send_all(vec![request]).await;
+        replies.pop().expect("one reply per request")
+    }
+
+    /// The requests in turn on ONE App, so that they share its authentication cache.
+    pub async fn send_all(self, requests: Vec<TestRequest>) -> Vec<Reply> {
         let service = test::init_service(app(self.state(), |config| {
             routes::configure(config);
             test_routes(config);
         }))
         .await;
-        let response = test::call_service(&service, request.to_request()).await;
-        Reply {
-            status: response.status(),
-            headers: response.headers().clone(),
-            body: test::read_body(response).await,
+        let mut replies = Vec::with_capacity(requests.len());
+        for request in requests {
+            let response = test::call_service(&service, request.to_request()).await;
+            replies.push(Reply {
+                status: response.status(),
+                headers: response.headers().clone(),
+                body: test::read_body(response).await,
+            });
         }
+        replies
     }
 }
 

@@ -21,12 +21,29 @@ async fn exchange(address: std::net::SocketAddr, method: &str) -> String {
     String::from_utf8(response).unwrap()
 }
 
+/// The head's lines, without those that differ between two requests by design: the date, the
+/// request id, and the remaining budget (each request consumes one).
 fn head_lines(response: &str) -> Vec<String> {
     let (head, _) = response.split_once("\r\n\r\n").unwrap();
     head.lines()
         .map(str::to_ascii_lowercase)
-        .filter(|line| !line.starts_with("date:") && !line.starts_with("x-request-id:"))
+        .filter(|line| {
+            ![
+                "date:",
+                "x-request-id:",
+                "ratelimit:",
+                "x-ratelimit-remaining:",
+            ]
+            .iter()
+            .any(|varying| line.starts_with(varying))
+        })
         .collect()
+}
+
+fn header_line<'a>(response: &'a str, name: &str) -> Option<&'a str> {
+    response
+        .lines()
+        .find_map(|line| line.strip_prefix(name)?.strip_prefix(": "))
 }
 
 #[actix_web::test]
@@ -49,6 +66,15 @@ async fn serves_on_a_bound_listener_and_head_has_no_body() {
     assert!(get.starts_with("HTTP/1.1 200 OK\r\n"), "{get}");
     assert!(get.ends_with('}'), "{get}");
     assert_eq!(head_lines(&head), head_lines(&get));
+    // HEAD reads like GET and counts on the same budget, on a real connection too.
+    assert_eq!(
+        header_line(&get.to_ascii_lowercase(), "ratelimit"),
+        Some("\"reads\";r=119;t=60")
+    );
+    assert_eq!(
+        header_line(&head.to_ascii_lowercase(), "ratelimit"),
+        Some("\"reads\";r=118;t=60")
+    );
     assert!(head.ends_with("\r\n\r\n"), "HEAD sent a body: {head}");
 }
 
