@@ -1,19 +1,26 @@
 # Everyday recipes. The README's two commands never need just.
 
 pg_admin := "postgres://postgres@127.0.0.1:5432/postgres"
+redis_url := "redis://127.0.0.1:6379"
 
-# Unit and black-box tests; PostgreSQL tests skip unless TEST_DATABASE_URL is set.
+# Unit and black-box tests; PostgreSQL and Redis tests skip unless TEST_DATABASE_URL and
+# TEST_REDIS_URL are set.
 test:
     cargo test --workspace
 
-# The same suite, with PostgreSQL required, on a throw-away database.
+# The same suite, with PostgreSQL (on a throw-away database) and Redis required.
 test-pg:
     #!/usr/bin/env bash
     set -euo pipefail
     db="shop_dev_$$_${RANDOM}"
     psql "{{pg_admin}}" -qc "CREATE DATABASE $db"
     trap 'psql "{{pg_admin}}" -qc "DROP DATABASE IF EXISTS $db WITH (FORCE)"' EXIT
-    TEST_DATABASE_URL="postgres://postgres@127.0.0.1:5432/$db" REQUIRE_POSTGRES=1 cargo test --workspace
+    TEST_DATABASE_URL="postgres://postgres@127.0.0.1:5432/$db" REQUIRE_POSTGRES=1 \
+    TEST_REDIS_URL="{{redis_url}}" REQUIRE_REDIS=1 cargo test --workspace
+
+# The rate-limit stores and the two-instance test on the local Redis (required).
+test-redis:
+    TEST_REDIS_URL="{{redis_url}}" REQUIRE_REDIS=1 cargo test -p shop-app
 
 # Formatting, clippy and the dependency direction, as CI checks them.
 lint:

@@ -1,17 +1,70 @@
 //! Builds every use case on its adapters.
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use anyhow::Context;
+use shop_domain::rate_limit::RateBudget;
 use shop_http::ApiState;
 use shop_persistence::{Database, DatabaseUrl, PoolOptions};
-use shop_ports::port::{Clock, SecretHasher};
+use shop_ports::port::{Clock, RateLimitStore, SecretHasher};
 use shop_ports::usecase::{
     Authenticator, ClientDirectory, ImportShopData, KeyAdmin, LoyaltyOverview, OrderHistory,
-    ProductCatalogue, ShopAdmin, StockKeeper,
+    ProductCatalogue, RateLimiter, RateLimits, ShopAdmin, StockKeeper,
 };
 
+use crate::adapters::rate_limit::{
+    DEFAULT_KEY_PREFIX, FallbackRateStore, InMemoryRateStore, RedisRateStore,
+};
 use crate::adapters::{Argon2Hasher, OsKeyMaterial, SystemClock, UuidV7Ids};
+
+/// How long startup waits for Redis before serving anyway (on per-instance limits).
+const REDIS_STARTUP_CHECK: Duration = Duration::from_secs(1);
+
+/// What the services need beyond the database. `Default`: the spec's limits, kept in this
+/// process (right for a single instance, and for every command but `serve` and `demo`).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ServiceSettings {
+    pub rate_limits: RateLimits,
+    /// Where the rate-limit windows are shared between instances; `None` keeps them in the
+    /// process.
+    pub redis: Option<RedisSettings>,
+}
+
+#[derive(Clone, PartialEq, Eq)]
+pub struct RedisSettings {
+    /// `redis://[user:password@]host:port[/db]` or `unix:///path/to/redis.sock` (TLS is not
+    /// built in).
+    pub url: String,
+    /// Prepended to every key, so that deployments and tests can share one Redis.
+    pub key_prefix: String,
+}
+
+impl RedisSettings {
+    /// `url` with the default key prefix (`shop-api:rl:`).
+    pub fn new(url: impl Into<String>) -> Self {
+        Self {
+            url: url.into(),
+            key_prefix: DEFAULT_KEY_PREFIX.to_owned(),
+        }
+    }
+}
+
+/// Keeps a password in the URL out of logs and panic messages.
+impl std::fmt::Debug for RedisSettings {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let url = match (self.url.find("://"), self.url.rfind('@')) {
+            (Some(scheme), Some(at)) if at > scheme => {
+                format!("{}://***{}", &self.url[..scheme], &self.url[at..])
+            }
+            _ => self.url.clone(),
+        };
+        f.debug_struct("RedisSettings")
+            .field("url", &url)
+            .field("key_prefix", &self.key_prefix)
+            .finish()
+    }
+}
 
 pub struct Services {
     pub database: Database,
@@ -22,6 +75,7 @@ pub struct Services {
     pub clients: Arc<ClientDirectory>,
     pub loyalty: Arc<LoyaltyOverview>,
     pub stock: Arc<StockKeeper>,
+    pub rate_limiter: Arc<RateLimiter>,
     pub shops: ShopAdmin,
     pub keys: KeyAdmin,
     pub import: ImportShopData,
@@ -29,16 +83,39 @@ pub struct Services {
 
 impl Services {
     /// Connects and migrates the database (every command works on a current schema), then
-    /// wires the use cases.
+    /// wires the use cases, with the default settings.
     pub async fn open(database_url: &str) -> anyhow::Result<Self> {
+        Self::open_with(database_url, ServiceSettings::default()).await
+    }
+
+    /// [`Services::open`] with explicit rate limits and, optionally, Redis.
+    ///
+    /// A malformed Redis URL or a zero limit is an error; a Redis that does not answer is not:
+    /// the service starts on per-instance limits, logs a warning, and shares its limits as
+    /// soon as Redis answers (see `adapters::rate_limit::FallbackRateStore`).
+    pub async fn open_with(database_url: &str, settings: ServiceSettings) -> anyhow::Result<Self> {
+        check_limits(&settings.rate_limits)?;
+        let rate_store = rate_store(&settings)?;
         let url = DatabaseUrl::parse(database_url)?;
         let database = Database::open(&url, PoolOptions::default())
             .await
             .with_context(|| format!("cannot open the {} database", url.backend_name()))?;
-        Ok(Self::wire(database))
+        let rate_store: Arc<dyn RateLimitStore> = match rate_store {
+            RateStore::Local(local) => Arc::new(local),
+            RateStore::Shared(shared) => {
+                if shared.check(REDIS_STARTUP_CHECK).await {
+                    tracing::info!(
+                        redis = shared.address(),
+                        "rate limits are shared through Redis"
+                    );
+                }
+                Arc::new(shared)
+            }
+        };
+        Ok(Self::wire(database, rate_store, settings.rate_limits))
     }
 
-    fn wire(database: Database) -> Self {
+    fn wire(database: Database, rate_store: Arc<dyn RateLimitStore>, limits: RateLimits) -> Self {
         let store = Arc::new(database.clone());
         let clock: Arc<dyn Clock> = Arc::new(SystemClock);
         let hasher: Arc<dyn SecretHasher> = Arc::new(Argon2Hasher::new());
@@ -54,6 +131,7 @@ impl Services {
             clients: Arc::new(ClientDirectory::new(store.clone())),
             loyalty: Arc::new(LoyaltyOverview::new(store.clone(), store.clone())),
             stock: Arc::new(StockKeeper::new(store.clone(), ids.clone(), clock.clone())),
+            rate_limiter: Arc::new(RateLimiter::new(rate_store, clock.clone(), limits)),
             shops: ShopAdmin::new(store.clone(), ids, clock.clone()),
             keys: KeyAdmin::new(
                 store.clone(),
@@ -76,6 +154,133 @@ impl Services {
             clients: self.clients.clone(),
             loyalty: self.loyalty.clone(),
             stock: self.stock.clone(),
+            rate_limiter: self.rate_limiter.clone(),
         }
+    }
+}
+
+enum RateStore {
+    Local(InMemoryRateStore),
+    Shared(FallbackRateStore),
+}
+
+fn rate_store(settings: &ServiceSettings) -> anyhow::Result<RateStore> {
+    let local = InMemoryRateStore::for_limits(&settings.rate_limits);
+    let Some(redis) = &settings.redis else {
+        return Ok(RateStore::Local(local));
+    };
+    let shared = RedisRateStore::new(&redis.url, &redis.key_prefix)
+        .map_err(|error| {
+            anyhow::anyhow!(
+                "REDIS_URL is not a usable Redis URL (expected redis://[user:password@]host:port[/db]): {error}"
+            )
+        })?;
+    Ok(RateStore::Shared(FallbackRateStore::new(shared, local)))
+}
+
+/// A zero limit would refuse every request, and a zero window would limit nothing.
+fn check_limits(limits: &RateLimits) -> anyhow::Result<()> {
+    let budgets = [
+        ("reads", limits.reads),
+        ("writes", limits.writes),
+        ("failed authentications", limits.auth_failures),
+    ];
+    for (
+        name,
+        RateBudget {
+            limit,
+            window_millis,
+        },
+    ) in budgets
+    {
+        anyhow::ensure!(
+            limit >= 1,
+            "the rate limit of {name} must be at least 1 request per window, not {limit}"
+        );
+        anyhow::ensure!(
+            window_millis >= 1,
+            "the rate-limit window of {name} must be at least 1 ms, not {window_millis}"
+        );
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use shop_domain::api_key::KeyPrefix;
+    use shop_domain::rate_limit::RequestClass;
+
+    use super::*;
+
+    fn error_of(result: anyhow::Result<Services>) -> String {
+        match result {
+            Ok(_) => panic!("expected an error"),
+            Err(error) => format!("{error:#}"),
+        }
+    }
+
+    #[tokio::test]
+    async fn zero_limits_and_windows_are_refused_before_anything_opens() {
+        let mut settings = ServiceSettings::default();
+        settings.rate_limits.writes.limit = 0;
+        let error = error_of(Services::open_with("mysql://never-opened", settings).await);
+        assert!(error.contains("writes must be at least 1"), "{error}");
+
+        let mut settings = ServiceSettings::default();
+        settings.rate_limits.auth_failures.window_millis = 0;
+        let error = error_of(Services::open_with("mysql://never-opened", settings).await);
+        assert!(
+            error.contains("window of failed authentications"),
+            "{error}"
+        );
+    }
+
+    #[tokio::test]
+    async fn a_malformed_redis_url_is_one_clear_error() {
+        let settings = ServiceSettings {
+            redis: Some(RedisSettings::new("localhost:6379")),
+            ..ServiceSettings::default()
+        };
+        let error = error_of(Services::open_with("mysql://never-opened", settings).await);
+        assert!(
+            error.starts_with("REDIS_URL is not a usable Redis URL"),
+            "{error}"
+        );
+        assert_eq!(error.lines().count(), 1, "{error}");
+    }
+
+    #[tokio::test]
+    async fn an_unreachable_redis_is_not_a_startup_error_and_limits_still_hold() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let url = format!("sqlite://{}", dir.path().join("shop.db").display());
+        let mut settings = ServiceSettings {
+            redis: Some(RedisSettings::new("redis://127.0.0.1:1")),
+            ..ServiceSettings::default()
+        };
+        settings.rate_limits.reads.limit = 2;
+        let services = Services::open_with(&url, settings)
+            .await
+            .expect("starts without Redis");
+        let key = KeyPrefix::parse("0a1b2c3d").expect("prefix");
+        let limiter = &services.rate_limiter;
+        assert!(limiter.consume(&key, RequestClass::Read).await.allowed);
+        assert!(limiter.consume(&key, RequestClass::Read).await.allowed);
+        assert!(!limiter.consume(&key, RequestClass::Read).await.allowed);
+        assert_eq!(
+            limiter.store_failures(),
+            0,
+            "the fallback decided, not fail-open"
+        );
+    }
+
+    #[test]
+    fn debug_output_hides_the_redis_password() {
+        let settings = RedisSettings::new("redis://app:s3cret@cache.internal:6379/2");
+        let shown = format!("{settings:?}");
+        assert!(!shown.contains("s3cret"), "{shown}");
+        assert!(
+            shown.contains("redis://***@cache.internal:6379/2"),
+            "{shown}"
+        );
     }
 }

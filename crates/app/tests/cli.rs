@@ -1,4 +1,8 @@
-//! The `shop-api` command line as scripts use it: exit statuses, what goes to stdout.
+//! The `shop-api` command line as scripts use it: exit statuses, what goes to stdout; and
+//! `shop-api serve` processes sharing their rate limits through Redis.
+
+#[path = "cli/serve.rs"]
+mod serve;
 
 use std::path::Path;
 use std::process::{Command, Output};
@@ -16,16 +20,30 @@ impl Cli {
         }
     }
 
+    /// `shop-api` on this test's database, with no configuration inherited from the caller.
+    fn command(&self) -> Command {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_shop-api"));
+        command.env(
+            "DATABASE_URL",
+            format!("sqlite://{}", self.dir.path().join("cli.db").display()),
+        );
+        for inherited in [
+            "RUST_LOG",
+            "BIND",
+            "WORKERS",
+            "REDIS_URL",
+            "REDIS_KEY_PREFIX",
+            "RATE_LIMIT_READS_PER_MINUTE",
+            "RATE_LIMIT_WRITES_PER_MINUTE",
+            "AUTH_FAILURES_PER_MINUTE",
+        ] {
+            command.env_remove(inherited);
+        }
+        command
+    }
+
     fn run(&self, args: &[&str]) -> Output {
-        Command::new(env!("CARGO_BIN_EXE_shop-api"))
-            .args(args)
-            .env(
-                "DATABASE_URL",
-                format!("sqlite://{}", self.dir.path().join("cli.db").display()),
-            )
-            .env_remove("RUST_LOG")
-            .output()
-            .expect("run shop-api")
+        self.command().args(args).output().expect("run shop-api")
     }
 
     fn ok(&self, args: &[&str]) -> String {

@@ -88,7 +88,7 @@ impl TestApp {
                 (scratch.url.clone(), None, Some(scratch))
             }
         };
-        let services = Services::open(&url)
+        let services = Services::open_with(&url, settings)
             .await
             .expect("open and migrate the test database");
         let bind = "127.0.0.1:0".parse().expect("loopback address");

@@ -1,9 +1,10 @@
-//! The non-database outbound adapters: clock, ids, key material, argon2.
+//! The non-database outbound adapters: clock, ids, key material, argon2, rate-limit stores.
 
 mod argon2_hasher;
 mod clock;
 mod ids;
 mod key_material;
+pub mod rate_limit;
 
 pub use argon2_hasher::Argon2Hasher;
 pub use clock::SystemClock;

@@ -1,5 +1,6 @@
 //! The `shop-api` command line. Its interface is relied on by scripts and tests: keep it.
 
+mod limits;
 mod run;
 
 use std::net::SocketAddr;
@@ -13,6 +14,7 @@ use shop_domain::id::VariantId;
 use shop_domain::scope::ScopeSet;
 use shop_domain::shop::{ShopSlug, SubscriptionStatus};
 
+pub use limits::RateLimitArgs;
 pub use run::{describe, run};
 
 use crate::telemetry::LogFormat;
@@ -68,6 +70,8 @@ pub struct ServeArgs {
     /// HTTP worker threads (default: one per core).
     #[arg(long, env = "WORKERS")]
     pub workers: Option<usize>,
+    #[command(flatten)]
+    pub limits: RateLimitArgs,
 }
 
 #[derive(Debug, Subcommand)]

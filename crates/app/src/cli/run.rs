@@ -8,11 +8,16 @@ use shop_ports::usecase::{ImportError, NewKey, NewShop, ShopChange};
 
 use super::{Cli, Command, KeyCommand, ServeArgs, ShopCommand, StockCommand};
 use crate::server::RunningServer;
-use crate::services::Services;
+use crate::services::{ServiceSettings, Services};
 use crate::{demo, import_file};
 
 pub async fn run(cli: Cli) -> anyhow::Result<()> {
-    let services = Services::open(&cli.database_url).await?;
+    // Only the serving commands rate-limit, so only they connect to Redis.
+    let settings = match &cli.command {
+        Command::Serve(args) | Command::Demo(args) => args.limits.settings(),
+        _ => ServiceSettings::default(),
+    };
+    let services = Services::open_with(&cli.database_url, settings).await?;
     match cli.command {
         Command::Serve(args) => serve(&services, args).await,
         Command::Demo(args) => {
