@@ -20,6 +20,6 @@ forbid() {
     done
 }
 
-forbid shop-domain diesel diesel-async actix-web tokio serde_json
-forbid shop-ports diesel diesel-async actix-web
+forbid shop-domain diesel diesel-async actix-web tokio serde_json redis deadpool-redis
+forbid shop-ports diesel diesel-async actix-web redis deadpool-redis
 exit $status

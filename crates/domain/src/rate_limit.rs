@@ -35,9 +35,18 @@ pub struct RateBudget {
 }
 
 impl RateBudget {
-    pub const READS: RateBudget = RateBudget { limit: 120, window_millis: 60_000 };
-    pub const WRITES: RateBudget = RateBudget { limit: 30, window_millis: 60_000 };
-    pub const AUTH_FAILURES: RateBudget = RateBudget { limit: 30, window_millis: 60_000 };
+    pub const READS: RateBudget = RateBudget {
+        limit: 120,
+        window_millis: 60_000,
+    };
+    pub const WRITES: RateBudget = RateBudget {
+        limit: 30,
+        window_millis: 60_000,
+    };
+    pub const AUTH_FAILURES: RateBudget = RateBudget {
+        limit: 30,
+        window_millis: 60_000,
+    };
 
     pub const fn window_seconds(self) -> i64 {
         (self.window_millis + 999) / 1_000
@@ -77,7 +86,11 @@ impl SlidingWindow {
     fn expire(&mut self, budget: RateBudget, now: Timestamp) {
         // A request made at `t` counts while `now < t + window`: it leaves exactly when it
         // turns `window` old.
-        while self.accepted.front().is_some_and(|at| now.millis() - at >= budget.window_millis) {
+        while self
+            .accepted
+            .front()
+            .is_some_and(|at| now.millis() - at >= budget.window_millis)
+        {
             self.accepted.pop_front();
         }
     }
@@ -147,16 +160,25 @@ mod tests {
         for n in 0..30 {
             assert!(window.acquire(RateBudget::WRITES, at(1_000 + n)).allowed);
         }
-        assert!(!window.acquire(RateBudget::WRITES, at(60_999)).allowed, "1 ms too early");
+        assert!(
+            !window.acquire(RateBudget::WRITES, at(60_999)).allowed,
+            "1 ms too early"
+        );
         let freed = window.acquire(RateBudget::WRITES, at(61_000));
         assert!(freed.allowed, "the first request is exactly 60 s old");
-        assert!(!window.acquire(RateBudget::WRITES, at(61_000)).allowed, "only one slot freed");
+        assert!(
+            !window.acquire(RateBudget::WRITES, at(61_000)).allowed,
+            "only one slot freed"
+        );
         assert!(window.acquire(RateBudget::WRITES, at(61_001)).allowed);
     }
 
     #[test]
     fn refusals_consume_nothing() {
-        let budget = RateBudget { limit: 2, window_millis: 1_000 };
+        let budget = RateBudget {
+            limit: 2,
+            window_millis: 1_000,
+        };
         let mut window = SlidingWindow::default();
         window.acquire(budget, at(0));
         window.acquire(budget, at(10));
@@ -169,7 +191,10 @@ mod tests {
 
     #[test]
     fn no_interval_of_one_window_ever_holds_more_than_the_limit() {
-        let budget = RateBudget { limit: 5, window_millis: 1_000 };
+        let budget = RateBudget {
+            limit: 5,
+            window_millis: 1_000,
+        };
         let mut window = SlidingWindow::default();
         let mut accepted = Vec::new();
         // An irregular stream: bursts and gaps.
@@ -181,7 +206,10 @@ mod tests {
         }
         accepted.sort_unstable();
         for (i, start) in accepted.iter().enumerate() {
-            let inside = accepted[i..].iter().take_while(|t| **t < start + 1_000).count();
+            let inside = accepted[i..]
+                .iter()
+                .take_while(|t| **t < start + 1_000)
+                .count();
             assert!(inside <= 5, "{inside} accepted in [{start}, {start}+1s)");
         }
     }
@@ -190,16 +218,32 @@ mod tests {
     fn an_empty_window_resets_now_and_retry_is_at_least_one_second() {
         let mut window = SlidingWindow::default();
         let status = window.peek(RateBudget::READS, at(5));
-        assert_eq!((status.allowed, status.remaining, status.reset_after_seconds()), (true, 120, 0));
-        let budget = RateBudget { limit: 1, window_millis: 60_000 };
+        assert_eq!(
+            (
+                status.allowed,
+                status.remaining,
+                status.reset_after_seconds()
+            ),
+            (true, 120, 0)
+        );
+        let budget = RateBudget {
+            limit: 1,
+            window_millis: 60_000,
+        };
         window.acquire(budget, at(0));
         let refused = window.acquire(budget, at(59_999));
-        assert_eq!((refused.reset_after_millis, refused.retry_after_seconds()), (1, 1));
+        assert_eq!(
+            (refused.reset_after_millis, refused.retry_after_seconds()),
+            (1, 1)
+        );
     }
 
     #[test]
     fn peek_does_not_count() {
-        let budget = RateBudget { limit: 1, window_millis: 1_000 };
+        let budget = RateBudget {
+            limit: 1,
+            window_millis: 1_000,
+        };
         let mut window = SlidingWindow::default();
         for _ in 0..5 {
             assert!(window.peek(budget, at(0)).allowed);

@@ -3,11 +3,11 @@ use std::time::Duration;
 use serde_json::Value;
 use shop_app::server::RunningServer;
 use shop_app::services::{ServiceSettings, Services};
-use shop_domain::rate_limit::RateBudget;
-use shop_ports::usecase::RateLimits;
 use shop_domain::Timestamp;
+use shop_domain::rate_limit::RateBudget;
 use shop_domain::scope::ScopeSet;
 use shop_domain::shop::{Shop, ShopSlug, SubscriptionStatus};
+use shop_ports::usecase::RateLimits;
 use shop_ports::usecase::{NewKey, NewShop, ShopChange};
 
 use super::postgres::{self, ScratchDatabase};
@@ -71,9 +71,23 @@ impl TestApp {
     /// `None` only for PostgreSQL when no test server is configured. Rate limits are raised far
     /// above any scenario's needs, so that only the rate-limit tests meet them.
     pub async fn start(backend: Backend) -> Option<Self> {
-        let generous = RateBudget { limit: 1_000_000, window_millis: 60_000 };
-        let limits = RateLimits { reads: generous, writes: generous, auth_failures: generous };
-        Self::start_with(backend, ServiceSettings { rate_limits: limits, ..ServiceSettings::default() }).await
+        let generous = RateBudget {
+            limit: 1_000_000,
+            window_millis: 60_000,
+        };
+        let limits = RateLimits {
+            reads: generous,
+            writes: generous,
+            auth_failures: generous,
+        };
+        Self::start_with(
+            backend,
+            ServiceSettings {
+                rate_limits: limits,
+                ..ServiceSettings::default()
+            },
+        )
+        .await
     }
 
     pub async fn start_with(backend: Backend, settings: ServiceSettings) -> Option<Self> {
