@@ -22,4 +22,6 @@ forbid() {
 
 forbid shop-domain diesel diesel-async actix-web tokio serde_json redis deadpool-redis
 forbid shop-ports diesel diesel-async actix-web redis deadpool-redis
+# The integrators' client shares nothing with the server but its contract.
+forbid shop-api-client shop-domain shop-ports shop-persistence shop-http diesel actix-web
 exit $status

@@ -19,4 +19,23 @@ for n, block in enumerate(blocks, 1):
 PY
 count=$(grep -c "^echo '--- snippet" "$SCRIPT")
 bash "$SCRIPT"
-echo "ok: $count snippet(s) ran"
+echo "ok: $count sh snippet(s) ran"
+
+# Rust snippets: each ```rust block names its example file on its first line; the block must
+# be that file, byte for byte, and the example must run against the server.
+python3 - "$GUIDE" <<'PY' | while read -r example; do
+import re, sys
+text = open(sys.argv[1], encoding="utf-8").read()
+for block in re.findall(r"^```rust\n(.*?)^```", text, flags=re.S | re.M):
+    first = block.splitlines()[0]
+    path = first.removeprefix("// ").strip()
+    if not path.startswith("crates/client/examples/"):
+        sys.exit(f"a rust block does not name its example file: {first!r}")
+    if open(path, encoding="utf-8").read() != block:
+        sys.exit(f"{path} differs from its copy in {sys.argv[1]}")
+    print(path.rsplit("/", 1)[1].removesuffix(".rs"))
+PY
+    echo "--- example $example" >&2
+    cargo run --quiet -p shop-api-client --example "$example"
+done
+echo "ok: rust examples match the guide and ran"

@@ -7,6 +7,7 @@
 mod support;
 
 mod auth;
+mod client;
 mod clients;
 mod errors;
 mod fixtures;

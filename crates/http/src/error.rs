@@ -28,9 +28,13 @@ pub const UNAUTHORIZED_MESSAGE: &str = "Missing or invalid API key.";
 const INTERNAL_MESSAGE: &str = "An unexpected error occurred.";
 
 /// One problem with one input: a query parameter, a body member or a request header.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
 pub struct FieldIssue {
+    /// The query parameter, body field or header concerned (`limit`, `quantity`,
+    /// `Idempotency-Key`, `Content-Type`), or `body` for the body as a whole.
     pub field: String,
+    /// What is wrong with it.
     pub message: String,
 }
 
@@ -268,16 +272,26 @@ fn status_code_name(status: StatusCode) -> Cow<'static, str> {
     }
 }
 
-#[derive(Serialize)]
-struct Envelope<'a> {
+/// The body of every error response.
+#[derive(Serialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+#[schema(as = Error)]
+pub(crate) struct Envelope<'a> {
     error: ErrorBody<'a>,
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+#[schema(as = ErrorBody)]
 struct ErrorBody<'a> {
+    /// Machine-readable; each response lists the codes it can carry.
+    #[schema(examples("VALIDATION_ERROR"))]
     code: &'a str,
+    /// For humans; may change, never parse it.
     message: &'a str,
+    /// Every invalid input at once; present only on `VALIDATION_ERROR`s that name inputs.
     #[serde(skip_serializing_if = "<[FieldIssue]>::is_empty")]
+    #[schema(min_items = 1)]
     details: &'a [FieldIssue],
 }
 

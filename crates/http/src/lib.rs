@@ -4,8 +4,13 @@
 //! - This is the only crate that knows HTTP. Handlers parse requests into domain values, call a
 //!   use case of `shop-ports`, and convert the result into a response DTO by hand: no domain or
 //!   database type is ever serialized, so a field can only reach a client through a DTO here.
-//! - Every response body is JSON, and every error goes through `error::ApiError`, the one
-//!   place where failures become the spec's envelope `{"error": {"code", "message", "details"?}}`.
+//! - Every response body of the API is JSON, and every error goes through `error::ApiError`,
+//!   the one place where failures become the spec's envelope
+//!   `{"error": {"code", "message", "details"?}}`. The only other bodies are the files of the
+//!   docs page (`openapi`, under `/docs/`).
+//! - The OpenAPI document (`openapi`, served at `/api/v1/openapi.json` and committed as
+//!   `docs/openapi.json`) is generated from the handlers' `#[utoipa::path]` attributes and the
+//!   DTOs' `ToSchema`; a test fails when the committed copy differs.
 //!   Error responses that actix produces itself (wrong method, oversized body, extractor
 //!   errors) and panics are rewritten into the same envelope by the `middleware` module.
 //! - Order of checks, per request: authentication (401, or 429 first when the client address
@@ -29,11 +34,13 @@ mod dto;
 mod error;
 mod handlers;
 mod middleware;
+mod openapi;
 mod query;
 mod rate_limit;
 mod routes;
 mod server;
 
+pub use openapi::openapi_json;
 pub use server::{ServerOptions, serve};
 
 /// The use cases the handlers call; cloned into every actix worker.

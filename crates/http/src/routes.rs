@@ -1,7 +1,8 @@
 //! Every route of API v1, in one place. A read endpoint is one `read(...)` line: it answers
 //! GET and HEAD; a write endpoint is one `write(...)` line: it answers POST. Both catch a
 //! panicking handler, and any other method gets actix's 405 (with `Allow`), which the envelope
-//! middleware turns into the JSON envelope.
+//! middleware turns into the JSON envelope. The OpenAPI document and the docs page, which need
+//! no key, are registered by `openapi::configure`.
 
 use actix_web::body::MessageBody;
 use actix_web::dev::{ServiceFactory, ServiceRequest, ServiceResponse};
@@ -10,8 +11,11 @@ use actix_web::{Error, FromRequest, Handler, Resource, Responder, web};
 
 use crate::handlers::{clients, loyalty, me, orders, products, stock};
 use crate::middleware::catch_panic::catch_panic;
+use crate::openapi;
 
 pub fn configure(config: &mut web::ServiceConfig) {
+    // Before the `/api/v1` scope, which would otherwise claim `/api/v1/openapi.json`.
+    openapi::configure(config);
     config.service(
         web::scope("/api/v1")
             .service(read("/me", me::show))

@@ -13,7 +13,7 @@ use tracing_actix_web::TracingLogger;
 use crate::error::{ApiError, MAX_BODY_BYTES};
 use crate::handlers::fallback;
 use crate::middleware::{envelope, rate_limit_headers};
-use crate::{ApiState, routes};
+use crate::{ApiState, openapi, routes};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ServerOptions {
@@ -40,6 +40,7 @@ pub fn serve(listener: TcpListener, state: ApiState, options: ServerOptions) -> 
             "the server needs at least one worker",
         ));
     }
+    openapi::prepare();
     let server = HttpServer::new(move || app(state.clone(), routes::configure))
         .workers(options.workers)
         .listen(listener)?

@@ -5,43 +5,64 @@
 
 use serde::Serialize;
 use shop_domain::client::{Billing, Client, ClientLoyalty};
+use utoipa::ToSchema;
 
-#[derive(Debug, Serialize)]
-#[serde(rename_all = "camelCase")]
+/// An identified client of the shop.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[schema(as = Client)]
 pub struct ClientDto {
     id: String,
     name: String,
+    #[schema(required = true)]
     display_name: Option<String>,
+    #[schema(required = true)]
     phone: Option<String>,
+    #[schema(required = true)]
     email: Option<String>,
     billing: BillingDto,
     /// `YYYY-MM-DD`.
+    #[schema(required = true, format = Date)]
     birth_date: Option<String>,
     loyalty: ClientLoyaltyDto,
     receipt_by_email: bool,
     tags: Vec<String>,
+    #[schema(format = DateTime)]
     created_at: String,
+    #[schema(format = DateTime)]
     updated_at: String,
 }
 
-#[derive(Debug, Serialize)]
-#[serde(rename_all = "camelCase")]
+/// Billing details; only `country` is always set.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[schema(as = Billing)]
 struct BillingDto {
+    #[schema(required = true)]
     company: Option<String>,
+    #[schema(required = true)]
     vat_number: Option<String>,
+    #[schema(required = true)]
     address: Option<String>,
+    #[schema(required = true)]
     city: Option<String>,
+    #[schema(required = true)]
     postal_code: Option<String>,
     country: String,
 }
 
-#[derive(Debug, Serialize)]
-#[serde(rename_all = "camelCase")]
+/// The client's loyalty balance.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[schema(as = ClientLoyalty)]
 struct ClientLoyaltyDto {
     points: i64,
+    #[schema(required = true, format = DateTime)]
     expires_at: Option<String>,
     points_lifetime: i64,
     points_all_time: i64,
+    /// `null` when the client never reached a tier.
+    #[schema(required = true, format = DateTime)]
     tier_achieved_at: Option<String>,
 }
 

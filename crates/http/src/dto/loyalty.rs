@@ -4,67 +4,101 @@ use serde::Serialize;
 use shop_domain::Timestamp;
 use shop_domain::loyalty::{LotteryTicket, LoyaltyTier, NextTier, Spin, TierStanding};
 use shop_ports::usecase::LoyaltySummary;
+use utoipa::ToSchema;
 
-#[derive(Debug, Serialize)]
-#[serde(rename_all = "camelCase")]
+/// A client's loyalty balance, tier standing, and latest lottery tickets and spins.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[schema(as = LoyaltySummary)]
 pub struct LoyaltySummaryDto {
     client_id: String,
     points: i64,
     points_lifetime: i64,
     points_all_time: i64,
     tier: TierDto,
-    /// At most 10, newest first (the use case caps them).
+    /// The 10 latest at most, newest first.
+    #[schema(max_items = 10)]
     recent_lottery_tickets: Vec<TicketDto>,
+    /// The 10 latest instant spins at most, newest first.
+    #[schema(max_items = 10)]
     recent_spins: Vec<SpinDto>,
 }
 
-#[derive(Debug, Serialize)]
+/// The current and next tier, and the progress between them.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[schema(as = TierStanding)]
 struct TierDto {
     /// `null` below the lowest tier or when the shop has none.
+    #[schema(required = true)]
     current: Option<CurrentTierDto>,
     /// `null` at the top tier or when the shop has none.
+    #[schema(required = true)]
     next: Option<NextTierDto>,
-    /// A JSON number in [0, 1].
+    /// The fraction of the way from the current tier to the next, from 0 to 1; 1 at the top
+    /// tier, 0 when the shop has no tiers.
+    #[schema(minimum = 0, maximum = 1)]
     progress: f64,
 }
 
-#[derive(Debug, Serialize)]
-#[serde(rename_all = "camelCase")]
+/// The tier the client has reached.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[schema(as = CurrentTier)]
 struct CurrentTierDto {
     id: String,
     name: String,
     min_points_lifetime: i64,
     /// `#RRGGBB`, upper case.
+    #[schema(pattern = "^#[0-9A-F]{6}$")]
     color: String,
     /// The client's `tierAchievedAt`.
+    #[schema(required = true, format = DateTime)]
     achieved_at: Option<String>,
 }
 
-#[derive(Debug, Serialize)]
-#[serde(rename_all = "camelCase")]
+/// The tier after the current one.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[schema(as = NextTier)]
 struct NextTierDto {
     id: String,
     name: String,
     min_points_lifetime: i64,
+    /// Lifetime points still needed to reach this tier.
     points_to_next: i64,
 }
 
-#[derive(Debug, Serialize)]
-#[serde(rename_all = "camelCase")]
+/// A lottery ticket.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[schema(as = LotteryTicket)]
 struct TicketDto {
     id: String,
+    /// `null` when the ticket came from no order.
+    #[schema(required = true)]
     order_id: Option<String>,
+    #[schema(format = DateTime)]
     created_at: String,
 }
 
-#[derive(Debug, Serialize)]
-#[serde(rename_all = "camelCase")]
+/// An instant spin.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[schema(as = Spin)]
 struct SpinDto {
     id: String,
+    /// `null` when the spin came from no order.
+    #[schema(required = true)]
     order_id: Option<String>,
     won: bool,
+    /// `null` when the spin did not win.
+    #[schema(required = true)]
     prize_label: Option<String>,
+    /// `null` when the spin did not win.
+    #[schema(required = true)]
     prize_type: Option<String>,
+    #[schema(format = DateTime)]
     created_at: String,
 }
 

@@ -3,25 +3,38 @@
 use serde::Serialize;
 use shop_domain::scope::Scope;
 use shop_ports::usecase::Principal;
+use utoipa::ToSchema;
 
-#[derive(Debug, Serialize)]
-#[serde(rename_all = "camelCase")]
+use crate::openapi::schemas::ScopeName;
+
+/// The shop and the API key the caller authenticated with.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[schema(as = Me)]
 pub struct MeDto {
     shop: ShopDto,
     api_key: ApiKeyDto,
 }
 
-#[derive(Debug, Serialize)]
+/// The shop the key belongs to.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[schema(as = Shop)]
 struct ShopDto {
     id: String,
     name: String,
     slug: String,
 }
 
-#[derive(Debug, Serialize)]
+/// The key itself (never its secret).
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[schema(as = ApiKey)]
 struct ApiKeyDto {
+    /// The label given at creation.
     label: String,
-    /// In the spec's order of scopes.
+    /// The scopes the key holds, in the order of the scope list.
+    #[schema(value_type = Vec<ScopeName>)]
     scopes: Vec<&'static str>,
 }
 

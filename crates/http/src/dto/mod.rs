@@ -1,6 +1,15 @@
 //! Response bodies. Each is a plain `Serialize` struct converted by hand from a domain value:
 //! the JSON names and types of the spec live here and nowhere else, and a domain field that
 //! has no DTO field cannot leak. `Option`s serialize as `null`, never as a missing key.
+//!
+//! Each also derives `utoipa::ToSchema`, so that the OpenAPI document (`crate::openapi`)
+//! describes these very structs: a field added here appears there, and the committed
+//! `docs/openapi.json` test makes the change visible. Doc comments on the structs and fields
+//! are the schema descriptions, written for integrators. `#[serde(deny_unknown_fields)]` does
+//! nothing when serializing; it makes each schema say `additionalProperties: false`, which is
+//! true of every DTO: a body has exactly the fields declared here. Likewise every `Option`
+//! field says `#[schema(required = true)]`: its key is always there, only its value may be
+//! `null`.
 
 pub mod client;
 pub mod loyalty;

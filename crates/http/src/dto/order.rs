@@ -6,32 +6,50 @@
 
 use serde::Serialize;
 use shop_domain::order::{Order, OrderItem};
+use utoipa::ToSchema;
 
-#[derive(Debug, Serialize)]
-#[serde(rename_all = "camelCase")]
+use crate::openapi::schemas::{OrderSource, OrderStatus, PaymentStatus, always_null};
+
+/// An order with its complete lines. Amounts are integer cents.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[schema(as = Order)]
 pub struct OrderDto {
     id: String,
     order_number: i64,
-    /// `pos`, `click-collect` or `online`.
+    #[schema(value_type = OrderSource)]
     source: &'static str,
+    #[schema(value_type = OrderStatus)]
     status: &'static str,
+    #[schema(value_type = PaymentStatus)]
     payment_status: &'static str,
     subtotal_cents: i64,
     discount_amount_cents: i64,
     tax_amount_cents: i64,
     total_cents: i64,
+    /// `null` while unpaid.
+    #[schema(required = true)]
     payment_method: Option<String>,
+    /// `null` while unpaid.
+    #[schema(required = true, format = DateTime)]
     paid_at: Option<String>,
-    /// Always `null` in v1: the spec shows no shape beyond null. `()` serializes as `null`.
+    // `()` serializes as `null`: the spec shows no customer shape beyond null.
+    /// Always `null` in version 1.
+    #[schema(schema_with = always_null)]
     customer: (),
+    #[schema(required = true)]
     client_id: Option<String>,
     items: Vec<OrderItemDto>,
+    #[schema(format = DateTime)]
     created_at: String,
+    #[schema(format = DateTime)]
     updated_at: String,
 }
 
-#[derive(Debug, Serialize)]
-#[serde(rename_all = "camelCase")]
+/// One line of an order.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[schema(as = OrderItem)]
 struct OrderItemDto {
     id: String,
     product_id: String,
@@ -40,10 +58,13 @@ struct OrderItemDto {
     unit_price_cents: i64,
     quantity: i64,
     total_cents: i64,
-    /// A decimal string with two decimals (`"20.00"`), never a JSON number.
+    /// VAT rate, a decimal string with two decimals (`"20.00"`, `"5.50"`), never a number.
+    #[schema(pattern = r"^(100\.00|[1-9]?[0-9]\.[0-9]{2})$", examples("20.00"))]
     tax_rate: String,
     tax_amount_cents: i64,
-    /// Always `null` in v1: the spec shows no refund shape beyond null.
+    // Like `customer`: the spec shows no refund shape beyond null.
+    /// Always `null` in version 1.
+    #[schema(schema_with = always_null)]
     refunded: (),
 }
 

@@ -3,21 +3,27 @@
 
 use serde::Serialize;
 use shop_domain::pagination::Page;
+use utoipa::ToSchema;
 
-#[derive(Debug, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ListDto<T> {
     data: Vec<T>,
     page_info: PageInfoDto,
 }
 
-#[derive(Debug, Serialize)]
-#[serde(rename_all = "camelCase")]
-struct PageInfoDto {
+/// Where a list stands: whether more rows follow, and the cursor of the next page.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[schema(as = PageInfo)]
+pub struct PageInfoDto {
+    /// Whether another page follows.
     has_more: bool,
-    /// `null` on the last page.
+    /// Opaque; pass it as `cursor` to get the next page. `null` on the last page.
+    #[schema(required = true)]
     next_cursor: Option<String>,
     /// The page size applied, defaulted or not.
+    #[schema(minimum = 1, maximum = 100)]
     limit: usize,
 }
 
@@ -34,7 +40,8 @@ impl<T> ListDto<T> {
     }
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(deny_unknown_fields)]
 pub struct DataDto<T> {
     data: T,
 }

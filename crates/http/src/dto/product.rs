@@ -2,54 +2,80 @@
 
 use serde::Serialize;
 use shop_domain::catalogue::{BrandRef, CategoryRef, ProductListing, Variant};
+use utoipa::ToSchema;
 
-#[derive(Debug, Serialize)]
-#[serde(rename_all = "camelCase")]
+/// A product with all its variants. Amounts are integer cents.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[schema(as = Product)]
 pub struct ProductDto {
     id: String,
     name: String,
     product_type: String,
+    /// Barcode number.
+    #[schema(required = true)]
     ean: Option<String>,
+    #[schema(required = true)]
     sku: Option<String>,
     price_cents: i64,
     list_price_cents: i64,
+    #[schema(required = true)]
     compare_at_price_cents: Option<i64>,
     promo_active: bool,
-    /// A decimal string with two decimals (`"20.00"`), never a JSON number.
+    /// VAT rate, a decimal string with two decimals (`"20.00"`, `"5.50"`), never a number.
+    #[schema(pattern = r"^(100\.00|[1-9]?[0-9]\.[0-9]{2})$", examples("20.00"))]
     tax_rate: String,
     active: bool,
     track_stock: bool,
-    /// Over all variants, inactive ones included; `null` when stock is not tracked.
+    /// The sum of every variant's stock, inactive ones included; `null` when the product does
+    /// not track stock.
+    #[schema(required = true)]
     stock_quantity: Option<i64>,
     tags: Vec<String>,
+    /// Photo URLs.
     photos: Vec<String>,
+    #[schema(required = true)]
     category: Option<RefDto>,
+    #[schema(required = true)]
     brand: Option<RefDto>,
+    /// By `order`, then id. `GET /products` leaves inactive variants out unless `active=all`;
+    /// `GET /products/{id}` always includes them.
     variants: Vec<VariantDto>,
+    #[schema(format = DateTime)]
     created_at: String,
+    #[schema(format = DateTime)]
     updated_at: String,
 }
 
-/// `{id, name}` of a category or a brand.
-#[derive(Debug, Serialize)]
+/// A category or a brand.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[schema(as = NamedRef)]
 struct RefDto {
     id: String,
     name: String,
 }
 
-#[derive(Debug, Serialize)]
-#[serde(rename_all = "camelCase")]
+/// A variant of a product.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[schema(as = Variant)]
 struct VariantDto {
     id: String,
     label: String,
+    #[schema(required = true)]
     sku: Option<String>,
+    #[schema(required = true)]
     barcode: Option<String>,
+    /// `#RRGGBB`, upper case.
+    #[schema(required = true, pattern = "^#[0-9A-F]{6}$")]
     swatch_color: Option<String>,
     price_cents: i64,
     stock: i64,
     low_stock_threshold: i64,
     is_default: bool,
     active: bool,
+    /// Display position, from 0.
     order: i32,
 }
 

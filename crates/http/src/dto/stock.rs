@@ -2,35 +2,50 @@
 
 use serde::Serialize;
 use shop_domain::stock::{StockAdjustment, StockEntry};
+use utoipa::ToSchema;
 
-#[derive(Debug, Serialize)]
-#[serde(rename_all = "camelCase")]
+/// The stock of one variant.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[schema(as = StockEntry)]
 pub struct StockEntryDto {
     variant_id: String,
     product_id: String,
     product_name: String,
     variant_label: String,
+    #[schema(required = true)]
     sku: Option<String>,
+    #[schema(required = true)]
     barcode: Option<String>,
+    /// Whether the product tracks stock (`trackStock`).
     tracked: bool,
     stock: i64,
     low_stock_threshold: i64,
-    /// Tracked and at or below the threshold (the domain's rule).
+    /// Tracked and `stock <= lowStockThreshold` (an out-of-stock variant is also low).
     is_low_stock: bool,
-    /// Tracked and at or below zero (the domain's rule).
+    /// Tracked and `stock <= 0`.
     is_out_of_stock: bool,
+    /// The variant and its product are both active.
     active: bool,
 }
 
-#[derive(Debug, Serialize)]
-#[serde(rename_all = "camelCase")]
+/// The applied adjustment.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[schema(as = StockAdjustment)]
 pub struct StockAdjustmentDto {
     variant_id: String,
     product_id: String,
+    /// Stock before the adjustment.
     previous_stock: i64,
+    /// Stock after the adjustment; it may be negative.
     new_stock: i64,
+    /// The quantity change applied.
+    #[schema(minimum = -1_000_000, maximum = 1_000_000)]
     delta: i64,
+    /// The id of the stock movement record created.
     movement_id: String,
+    #[schema(format = DateTime)]
     applied_at: String,
 }
 

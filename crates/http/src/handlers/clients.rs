@@ -10,10 +10,22 @@ use crate::auth::authenticate;
 use crate::dto::client::ClientDto;
 use crate::dto::page::{DataDto, ListDto};
 use crate::error::{ApiError, Resource};
+use crate::openapi::{ClientListParams, IdPath, ListClients, ShowClient};
 use crate::query::{QueryParams, expect_none};
 
-const LIST_PARAMETERS: &[&str] = &["cursor", "limit", "q"];
+/// The query parameters the list accepts; its `params(...)` documents the same (tested).
+pub(crate) const LIST_PARAMETERS: &[&str] = &["cursor", "limit", "q"];
 
+#[utoipa::path(
+    get,
+    path = "/api/v1/clients",
+    tag = "clients",
+    operation_id = "listClients",
+    summary = "List clients",
+    description = "Scope `clients:read`. By ascending id.",
+    params(ClientListParams),
+    responses(ListClients)
+)]
 pub async fn list(
     request: HttpRequest,
     state: web::Data<ApiState>,
@@ -28,6 +40,16 @@ pub async fn list(
     Ok(HttpResponse::Ok().json(ListDto::from_page(&page, |client| ClientDto::from(client))))
 }
 
+#[utoipa::path(
+    get,
+    path = "/api/v1/clients/{id}",
+    tag = "clients",
+    operation_id = "getClient",
+    summary = "One client",
+    description = "Scope `clients:read`.",
+    params(IdPath),
+    responses(ShowClient)
+)]
 pub async fn show(
     request: HttpRequest,
     state: web::Data<ApiState>,

@@ -8,8 +8,20 @@ use crate::auth::authenticate;
 use crate::dto::loyalty::LoyaltySummaryDto;
 use crate::dto::page::DataDto;
 use crate::error::{ApiError, Resource};
+use crate::openapi::{IdPath, ShowLoyalty};
 use crate::query::expect_none;
 
+#[utoipa::path(
+    get,
+    path = "/api/v1/clients/{id}/loyalty",
+    tag = "clients",
+    operation_id = "getClientLoyalty",
+    summary = "A client's loyalty summary",
+    description = "Scope `loyalty:read` (not `clients:read`). Balance, current and next tier \
+                   with the progress between them, and the 10 latest lottery tickets and spins.",
+    params(IdPath),
+    responses(ShowLoyalty)
+)]
 pub async fn show(
     request: HttpRequest,
     state: web::Data<ApiState>,

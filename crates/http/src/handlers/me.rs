@@ -7,8 +7,18 @@ use crate::ApiState;
 use crate::auth::authenticate;
 use crate::dto::me::MeDto;
 use crate::error::ApiError;
+use crate::openapi::ShowMe;
 use crate::query::expect_none;
 
+#[utoipa::path(
+    get,
+    path = "/api/v1/me",
+    tag = "key",
+    operation_id = "getMe",
+    summary = "The shop and API key of the caller",
+    description = "Needs no particular scope.",
+    responses(ShowMe)
+)]
 pub async fn show(
     request: HttpRequest,
     state: web::Data<ApiState>,

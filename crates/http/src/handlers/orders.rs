@@ -14,9 +14,11 @@ use crate::auth::authenticate;
 use crate::dto::order::OrderDto;
 use crate::dto::page::{DataDto, ListDto};
 use crate::error::{ApiError, Resource};
+use crate::openapi::{IdPath, ListOrders, OrderListParams, ShowOrder};
 use crate::query::{QueryParams, expect_none};
 
-const LIST_PARAMETERS: &[&str] = &[
+/// The query parameters the list accepts; its `params(...)` documents the same (tested).
+pub(crate) const LIST_PARAMETERS: &[&str] = &[
     "cursor",
     "limit",
     "status",
@@ -27,6 +29,16 @@ const LIST_PARAMETERS: &[&str] = &[
     "dateTo",
 ];
 
+#[utoipa::path(
+    get,
+    path = "/api/v1/orders",
+    tag = "orders",
+    operation_id = "listOrders",
+    summary = "List orders",
+    description = "Scope `orders:read`. Newest first (`createdAt`, then id, descending).",
+    params(OrderListParams),
+    responses(ListOrders)
+)]
 pub async fn list(
     request: HttpRequest,
     state: web::Data<ApiState>,
@@ -41,6 +53,16 @@ pub async fn list(
     Ok(HttpResponse::Ok().json(ListDto::from_page(&page, |order| OrderDto::from(order))))
 }
 
+#[utoipa::path(
+    get,
+    path = "/api/v1/orders/{id}",
+    tag = "orders",
+    operation_id = "getOrder",
+    summary = "One order with its lines",
+    description = "Scope `orders:read`.",
+    params(IdPath),
+    responses(ShowOrder)
+)]
 pub async fn show(
     request: HttpRequest,
     state: web::Data<ApiState>,

@@ -13,9 +13,11 @@ use crate::auth::authenticate;
 use crate::dto::page::{DataDto, ListDto};
 use crate::dto::product::ProductDto;
 use crate::error::{ApiError, Resource};
+use crate::openapi::{IdPath, ListProducts, ProductListParams, ShowProduct};
 use crate::query::{QueryParams, expect_none};
 
-const LIST_PARAMETERS: &[&str] = &[
+/// The query parameters the list accepts; its `params(...)` documents the same (tested).
+pub(crate) const LIST_PARAMETERS: &[&str] = &[
     "cursor",
     "limit",
     "q",
@@ -26,6 +28,16 @@ const LIST_PARAMETERS: &[&str] = &[
     "updatedSince",
 ];
 
+#[utoipa::path(
+    get,
+    path = "/api/v1/products",
+    tag = "products",
+    operation_id = "listProducts",
+    summary = "List products",
+    description = "Scope `products:read`. By ascending id.",
+    params(ProductListParams),
+    responses(ListProducts)
+)]
 pub async fn list(
     request: HttpRequest,
     state: web::Data<ApiState>,
@@ -44,6 +56,16 @@ pub async fn list(
     )
 }
 
+#[utoipa::path(
+    get,
+    path = "/api/v1/products/{id}",
+    tag = "products",
+    operation_id = "getProduct",
+    summary = "One product",
+    description = "Scope `products:read`. Inactive variants included.",
+    params(IdPath),
+    responses(ShowProduct)
+)]
 pub async fn show(
     request: HttpRequest,
     state: web::Data<ApiState>,

@@ -17,9 +17,12 @@ use crate::body::{JsonFields, read_object};
 use crate::dto::page::{DataDto, ListDto};
 use crate::dto::stock::{StockAdjustmentDto, StockEntryDto};
 use crate::error::{ApiError, FieldIssue, Resource};
+use crate::openapi::schemas::AdjustmentBody;
+use crate::openapi::{AdjustStock, IdempotencyKeyHeader, ListStock, StockListParams};
 use crate::query::{QueryParams, expect_none};
 
-const LIST_PARAMETERS: &[&str] = &[
+/// The query parameters the list accepts; its `params(...)` documents the same (tested).
+pub(crate) const LIST_PARAMETERS: &[&str] = &[
     "cursor",
     "limit",
     "productId",
@@ -35,6 +38,16 @@ const IDEMPOTENCY_KEY: HeaderName = HeaderName::from_static("idempotency-key");
 /// Set on a response that repeats the first answer to the same `Idempotency-Key`.
 const IDEMPOTENT_REPLAYED: HeaderName = HeaderName::from_static("idempotent-replayed");
 
+#[utoipa::path(
+    get,
+    path = "/api/v1/stock",
+    tag = "stock",
+    operation_id = "listStock",
+    summary = "List stock per variant",
+    description = "Scope `stock:read`. One entry per variant, by ascending variant id.",
+    params(StockListParams),
+    responses(ListStock)
+)]
 pub async fn list(
     request: HttpRequest,
     state: web::Data<ApiState>,
@@ -54,6 +67,19 @@ pub async fn list(
 /// Authentication first (401, 429, 403, before a byte of the body is read), then the query, the
 /// `Content-Type`, the body's size and syntax, then every field and the `Idempotency-Key`
 /// together, then the use case.
+#[utoipa::path(
+    post,
+    path = "/api/v1/stock/adjustments",
+    tag = "stock",
+    operation_id = "adjustStock",
+    summary = "Adjust the stock of one variant",
+    description = "Scope `stock:write`. Adds `quantity` to the variant's stock and records a stock \
+                   movement. Body at most 64 KiB, `Content-Type: application/json`. Send an \
+                   `Idempotency-Key` to retry safely.",
+    params(IdempotencyKeyHeader),
+    request_body(content = AdjustmentBody, content_type = "application/json"),
+    responses(AdjustStock)
+)]
 pub async fn adjust(
     request: HttpRequest,
     payload: web::Payload,

@@ -1,0 +1,63 @@
+//! Typed async client of the shop API v1 (`/api/v1`), for Rust integrators.
+//!
+//! - One method per endpoint, returning typed models ([`Product`], [`Order`], [`Client`](models::Client),
+//!   [`LoyaltySummary`], [`StockEntry`], ...); one page with `products(query)`, or every item
+//!   of a list as a [`Stream`](futures::Stream) with `products_stream(query)` (following
+//!   `nextCursor` until it is `null`).
+//! - `429 RATE_LIMITED` is waited out and retried, honouring `Retry-After` exactly, up to
+//!   [`ClientBuilder::max_retries`] (3) times, then returned as [`ApiError::RateLimited`].
+//!   `503` and transport errors (lost connection, timeout) are retried the same way, with
+//!   exponential backoff when the server gives no `Retry-After`.
+//! - Each stock adjustment carries an `Idempotency-Key` (a UUID v4, or yours) that its
+//!   retries send again, so a retried adjustment is never applied twice.
+//! - Every error of the API is an [`ApiError::Api`] with its [`ErrorCode`], message and
+//!   validation `details`.
+//!
+//! Instants are [`time::OffsetDateTime`] (the API sends RFC 3339 UTC with milliseconds), a
+//! birth date is a [`time::Date`], money is integer cents (`i64`) and VAT rates are the API's
+//! decimal strings (`"20.00"`).
+//!
+//! The crate chooses no TLS backend: for `https://` servers, enable one on your own `reqwest`
+//! dependency (`reqwest = { version = "0.12", features = ["rustls-tls"] }`, which Cargo
+//! merges with this crate's), or pass a configured client to [`ClientBuilder::http_client`].
+//!
+//! ```no_run
+//! use futures::TryStreamExt;
+//! use shop_api_client::{ApiError, Client, ErrorCode, ProductQuery};
+//!
+//! # async fn run() -> Result<(), ApiError> {
+//! let client = Client::new("http://127.0.0.1:8080", "svc_live_0123abcd_...")?;
+//! println!("connected to {}", client.me().await?.shop.name);
+//!
+//! // Every active product, 100 per request.
+//! let query = ProductQuery { limit: Some(100), ..Default::default() };
+//! let products: Vec<_> = client.products_stream(query).try_collect().await?;
+//!
+//! // Remove two from a variant's stock; safe to retry, applied once.
+//! let outcome = client.adjust_stock("demo_var_001_0", -2, "Casse en rayon").await?;
+//! println!("stock now {} (key {})", outcome.adjustment.new_stock, outcome.idempotency_key);
+//!
+//! match client.order("no-such-order").await {
+//!     Err(ApiError::Api { code: ErrorCode::NotFound, .. }) => println!("no such order"),
+//!     other => println!("{other:?}"),
+//! }
+//! # Ok(()) }
+//! ```
+
+mod client;
+mod error;
+pub mod models;
+mod query;
+mod retry;
+
+pub use client::{Client, ClientBuilder, IDEMPOTENCY_KEY_HEADER, new_idempotency_key};
+pub use error::{ApiError, ErrorCode, FieldIssue};
+pub use models::{
+    AdjustmentOutcome, LoyaltySummary, Me, Order, OrderItem, OrderSource, OrderStatus, Page,
+    PageInfo, PaymentStatus, Product, StockAdjustment, StockEntry, Variant,
+};
+pub use query::{ActiveFilter, ClientQuery, DateBound, OrderQuery, ProductQuery, StockQuery};
+pub use retry::{RetryEvent, RetryReason};
+
+#[cfg(test)]
+mod tests;

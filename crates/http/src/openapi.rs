@@ -1,0 +1,240 @@
+//! The OpenAPI 3.1 document of API v1, generated from the code, and the pages that serve it.
+//!
+//! - The document is derived by utoipa from the handlers' `#[utoipa::path]` attributes, the
+//!   response DTOs (`ToSchema`), the parameter descriptions (`params`), the responses of each
+//!   operation (`responses`) and the other schemas (`schemas`). It is rendered once per process
+//!   ([`openapi_json`]): pretty-printed, every object's keys sorted, so that the same code gives
+//!   the same bytes. `docs/openapi.json` is a copy; a test fails when they differ.
+//! - `GET /api/v1/openapi.json` serves it and `GET /docs/` renders it with Swagger UI, whose
+//!   files are compiled into the binary (`utoipa-swagger-ui`'s `vendored` feature): the page
+//!   loads nothing from elsewhere. Neither needs a key nor counts against a budget.
+//!
+//! **Architecture invariant:** the document says what the server does. Every status an
+//! operation can answer is listed with its body and headers, and a header is `required` only
+//! where it is always sent; the conformance fuzzing in CI holds the server to it.
+
+use std::sync::LazyLock;
+
+use actix_web::http::header::{self, ContentType};
+use actix_web::{HttpResponse, web};
+use serde_json::Value;
+use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
+use utoipa::{Modify, OpenApi};
+use utoipa_swagger_ui::{Config, SwaggerUi};
+
+use crate::handlers::{clients, loyalty, me, orders, products, stock};
+
+mod params;
+mod responses;
+pub(crate) mod schemas;
+
+pub(crate) use params::{
+    ClientListParams, IdPath, IdempotencyKeyHeader, OrderListParams, ProductListParams,
+    StockListParams,
+};
+pub(crate) use responses::{
+    AdjustStock, ListClients, ListOrders, ListProducts, ListStock, ShowClient, ShowLoyalty, ShowMe,
+    ShowOrder, ShowProduct,
+};
+
+/// Where the document is served.
+pub const DOCUMENT_PATH: &str = "/api/v1/openapi.json";
+/// Where the human docs page is served (`/docs` redirects to it).
+pub const DOCS_PATH: &str = "/docs/";
+
+/// The name of the security scheme every operation requires (also spelt out in
+/// `#[openapi(security(...))]`, which takes only a literal).
+const BEARER: &str = "bearerAuth";
+
+#[derive(OpenApi)]
+#[openapi(
+    info(
+        title = "Shop public REST API",
+        version = "1.0.0",
+        description = include_str!("openapi/description.md"),
+    ),
+    paths(
+        me::show,
+        products::list,
+        products::show,
+        orders::list,
+        orders::show,
+        stock::list,
+        stock::adjust,
+        clients::list,
+        clients::show,
+        loyalty::show,
+    ),
+    components(schemas(
+        crate::dto::me::MeDto,
+        crate::dto::product::ProductDto,
+        crate::dto::order::OrderDto,
+        crate::dto::stock::StockEntryDto,
+        crate::dto::stock::StockAdjustmentDto,
+        crate::dto::client::ClientDto,
+        crate::dto::loyalty::LoyaltySummaryDto,
+        crate::dto::page::PageInfoDto,
+        crate::error::Envelope,
+        schemas::AdjustmentBody,
+        schemas::ActiveFilter,
+        schemas::DateOrInstant,
+        schemas::OrderSource,
+        schemas::OrderStatus,
+        schemas::PaymentStatus,
+    )),
+    modifiers(&SharedParts),
+    security(("bearerAuth" = [])),
+    tags(
+        (name = "key", description = "The API key and its shop."),
+        (name = "products", description = "Products and their variants."),
+        (name = "orders", description = "Orders of every source, with their lines."),
+        (name = "stock", description = "Stock per variant, and the one write: adjustments."),
+        (name = "clients", description = "Identified clients and their loyalty data."),
+    ),
+)]
+struct ApiDoc;
+
+/// What the derive cannot say: the bearer scheme and the shared responses; and no license
+/// (the derive copies the crate's `UNLICENSED`, which is not an SPDX identifier and says
+/// nothing about the API).
+struct SharedParts;
+
+impl Modify for SharedParts {
+    fn modify(&self, openapi: &mut utoipa::openapi::OpenApi) {
+        openapi.info.license = None;
+        let components = openapi.components.get_or_insert_with(Default::default);
+        components.add_security_scheme(
+            BEARER,
+            SecurityScheme::Http(
+                HttpBuilder::new()
+                    .scheme(HttpAuthScheme::Bearer)
+                    .bearer_format("svc_live_<8 hex>_<64 hex>")
+                    .description(Some(
+                        "An API key of the shop, `svc_live_<8-hex prefix>_<64-hex secret>`, \
+                         created by the shop owner with a label and scopes; the secret is shown \
+                         once. Send it as `Authorization: Bearer <key>`.",
+                    ))
+                    .build(),
+            ),
+        );
+        for (name, response) in responses::components() {
+            components.responses.insert(name.to_owned(), response);
+        }
+    }
+}
+
+static DOCUMENT: LazyLock<String> = LazyLock::new(render);
+
+/// The OpenAPI document served at `GET /api/v1/openapi.json`, byte for byte: pretty JSON with
+/// sorted keys and a final newline. Rendered once per process.
+pub fn openapi_json() -> String {
+    DOCUMENT.clone()
+}
+
+/// Renders the document now rather than on the first request (a broken document then stops
+/// the server at startup, not mid-traffic).
+pub(crate) fn prepare() {
+    LazyLock::force(&DOCUMENT);
+}
+
+fn render() -> String {
+    // Serializing utoipa's plain data structures cannot fail; a failure would be a bug in the
+    // definitions, which the committed-document test catches before any release.
+    let mut document =
+        serde_json::to_value(ApiDoc::openapi()).expect("the OpenAPI document serializes to JSON");
+    finish(&mut document);
+    let mut text =
+        serde_json::to_string_pretty(&document).expect("a JSON value serializes to text");
+    text.push('\n');
+    text
+}
+
+/// Marks the headers each response always carries as `required` (utoipa's `Header` cannot),
+/// then sorts every object's keys, so that the output does not depend on whether serde_json
+/// keeps insertion order in this build.
+fn finish(document: &mut Value) {
+    let extension = responses::REQUIRED_HEADERS_EXTENSION;
+    // Every response object: those of each operation, and the shared ones.
+    let mut response_maps = Vec::new();
+    for (section, value) in document.as_object_mut().into_iter().flatten() {
+        match section.as_str() {
+            "paths" => {
+                let operations = value
+                    .as_object_mut()
+                    .into_iter()
+                    .flat_map(|paths| paths.values_mut())
+                    .filter_map(Value::as_object_mut)
+                    .flat_map(|item| item.values_mut());
+                response_maps
+                    .extend(operations.filter_map(|operation| operation.get_mut("responses")));
+            }
+            "components" => response_maps.extend(value.get_mut("responses")),
+            _ => {}
+        }
+    }
+    let responses = response_maps
+        .into_iter()
+        .filter_map(Value::as_object_mut)
+        .flat_map(|map| map.values_mut())
+        .filter_map(Value::as_object_mut);
+    for response in responses {
+        let Some(Value::Array(required)) = response.remove(extension) else {
+            continue;
+        };
+        let Some(headers) = response.get_mut("headers").and_then(Value::as_object_mut) else {
+            continue;
+        };
+        for name in required.iter().filter_map(Value::as_str) {
+            if let Some(header) = headers.get_mut(name).and_then(Value::as_object_mut) {
+                header.insert("required".into(), Value::Bool(true));
+            }
+        }
+    }
+    sort_keys(document);
+}
+
+fn sort_keys(value: &mut Value) {
+    match value {
+        Value::Object(map) => {
+            map.sort_keys();
+            map.values_mut().for_each(sort_keys);
+        }
+        Value::Array(items) => items.iter_mut().for_each(sort_keys),
+        _ => {}
+    }
+}
+
+/// `GET /api/v1/openapi.json` and the docs page. Registered before the API's scope, without
+/// authentication or rate limiting.
+pub(crate) fn configure(config: &mut web::ServiceConfig) {
+    config
+        .service(
+            web::resource(DOCUMENT_PATH)
+                .route(web::get().to(serve_document))
+                .route(web::head().to(serve_document)),
+        )
+        .service(web::resource("/docs").route(web::get().to(redirect_to_docs)))
+        .service(
+            SwaggerUi::new(format!("{DOCS_PATH}{{_:.*}}")).config(
+                Config::new([DOCUMENT_PATH])
+                    // No request to the public validator: the page loads nothing from elsewhere.
+                    .validator_url("none"),
+            ),
+        );
+}
+
+async fn serve_document() -> HttpResponse {
+    HttpResponse::Ok()
+        .insert_header(ContentType::json())
+        .body(DOCUMENT.as_str())
+}
+
+/// Swagger UI's page loads its files relative to its own URL, which must end with `/`.
+async fn redirect_to_docs() -> HttpResponse {
+    HttpResponse::PermanentRedirect()
+        .insert_header((header::LOCATION, DOCS_PATH))
+        .finish()
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,153 @@
+//! The parameters of each operation, for the OpenAPI document only.
+//!
+//! Handlers parse their query strings by hand (`query::QueryParams`), so these structs are
+//! never built: they describe, field for field, what `LIST_PARAMETERS` and the parsers of each
+//! handler accept. Every query parameter is optional; an unknown, repeated or invalid one is a
+//! 400 `VALIDATION_ERROR` naming it. Fields are not `Option`s, so that no parameter is
+//! documented as nullable (a query string has no `null`).
+
+#![expect(
+    dead_code,
+    reason = "parameter structs describe the hand-parsed query strings and are never built"
+)]
+
+use utoipa::IntoParams;
+
+use super::schemas::{ActiveFilter, DateOrInstant, OrderSource, OrderStatus, PaymentStatus};
+
+/// `GET /api/v1/products`.
+#[derive(IntoParams)]
+#[into_params(parameter_in = Query, rename_all = "camelCase")]
+pub struct ProductListParams {
+    /// The `pageInfo.nextCursor` of the previous page. Send the same filters with every page;
+    /// a garbled cursor, or one of another list, is refused (400).
+    #[param(required = false)]
+    cursor: String,
+    /// The page size.
+    #[param(required = false, minimum = 1, maximum = 100, default = 20)]
+    limit: i64,
+    /// Case-insensitive search over the name, EAN and SKU of the product and the SKU and
+    /// barcode of its variants; `%` and `_` are literal. Blank means no search.
+    #[param(required = false, max_length = 100)]
+    q: String,
+    /// A category id (`category.id`); an unknown id gives an empty list.
+    #[param(required = false, pattern = "^[A-Za-z0-9_.:-]{1,64}$")]
+    category: String,
+    /// A brand id (`brand.id`); an unknown id gives an empty list.
+    #[param(required = false, pattern = "^[A-Za-z0-9_.:-]{1,64}$")]
+    brand: String,
+    /// Exact, case-sensitive product type.
+    #[param(required = false, pattern = r"\S")]
+    product_type: String,
+    /// `true`: active products (inactive variants left out); `false`: inactive products
+    /// (inactive variants left out); `all`: every product with all its variants.
+    #[param(required = false, value_type = ActiveFilter)]
+    active: String,
+    /// Only products updated at or after this instant (RFC 3339 with an offset, `Z` or
+    /// `+02:00`; inclusive, millisecond precision).
+    #[param(required = false, format = DateTime)]
+    updated_since: String,
+}
+
+/// `GET /api/v1/orders`.
+#[derive(IntoParams)]
+#[into_params(parameter_in = Query, rename_all = "camelCase")]
+pub struct OrderListParams {
+    /// The `pageInfo.nextCursor` of the previous page (newest orders first).
+    #[param(required = false)]
+    cursor: String,
+    /// The page size.
+    #[param(required = false, minimum = 1, maximum = 100, default = 20)]
+    limit: i64,
+    /// Exact order status.
+    #[param(required = false, value_type = OrderStatus)]
+    status: String,
+    /// Exact payment status.
+    #[param(required = false, value_type = PaymentStatus)]
+    payment_status: String,
+    /// Exact source.
+    #[param(required = false, value_type = OrderSource)]
+    source: String,
+    /// Orders of this client.
+    #[param(required = false, pattern = "^[A-Za-z0-9_.:-]{1,64}$")]
+    client_id: String,
+    /// Orders created at or after: an RFC 3339 instant, or a `YYYY-MM-DD` date (from 00:00 UTC).
+    /// Must not be after `dateTo`.
+    #[param(required = false, value_type = DateOrInstant)]
+    date_from: String,
+    /// Orders created at or before: an RFC 3339 instant, or a `YYYY-MM-DD` date (its whole UTC
+    /// day).
+    #[param(required = false, value_type = DateOrInstant)]
+    date_to: String,
+}
+
+/// `GET /api/v1/stock`.
+#[derive(IntoParams)]
+#[into_params(parameter_in = Query, rename_all = "camelCase")]
+pub struct StockListParams {
+    /// The `pageInfo.nextCursor` of the previous page (by variant id).
+    #[param(required = false)]
+    cursor: String,
+    /// The page size.
+    #[param(required = false, minimum = 1, maximum = 100, default = 50)]
+    limit: i64,
+    /// Only the variants of this product.
+    #[param(required = false, pattern = "^[A-Za-z0-9_.:-]{1,64}$")]
+    product_id: String,
+    /// Case-insensitive search over the product's name, EAN and SKU and the variant's SKU and
+    /// barcode. Blank means no search.
+    #[param(required = false, max_length = 100)]
+    q: String,
+    /// `true`: only low-stock variants (tracked, `stock <= lowStockThreshold`).
+    #[param(required = false, default = false)]
+    low_stock_only: bool,
+    /// `false` also returns the variants of products that do not track stock.
+    #[param(required = false, default = true)]
+    tracked_only: bool,
+}
+
+/// `GET /api/v1/clients`.
+#[derive(IntoParams)]
+#[into_params(parameter_in = Query, rename_all = "camelCase")]
+pub struct ClientListParams {
+    /// The `pageInfo.nextCursor` of the previous page (by id).
+    #[param(required = false)]
+    cursor: String,
+    /// The page size.
+    #[param(required = false, minimum = 1, maximum = 100, default = 20)]
+    limit: i64,
+    /// Case-insensitive search over the name, display name and e-mail; a term made of digits
+    /// and `space . - + ( ) /` also searches the phone's national digits (`06 12 34 56 78`,
+    /// `+33612345678` and `0612345678` are one number). Blank means no search.
+    #[param(required = false, max_length = 100)]
+    q: String,
+}
+
+/// The `{id}` of a detail path.
+#[derive(IntoParams)]
+#[into_params(parameter_in = Path)]
+pub struct IdPath {
+    /// The id, as returned in `id`. An id that is unknown, of another shop or that cannot
+    /// exist answers 404.
+    #[param(pattern = "^[A-Za-z0-9_.:-]{1,64}$")]
+    id: String,
+}
+
+/// The optional `Idempotency-Key` of a stock adjustment.
+#[derive(IntoParams)]
+#[into_params(parameter_in = Header)]
+pub struct IdempotencyKeyHeader {
+    /// 1 to 255 visible ASCII characters (a UUID, an ERP line id), scoped to the API key and
+    /// kept 24 hours. The same key with the same request replays the first response (same
+    /// status, same `movementId`) with `Idempotent-Replayed: true`, and changes nothing; with
+    /// a different request it answers 422 `IDEMPOTENCY_KEY_REUSED`. Without it, two identical
+    /// requests are two adjustments.
+    #[param(
+        rename = "Idempotency-Key",
+        required = false,
+        min_length = 1,
+        max_length = 255,
+        pattern = "^[!-~]{1,255}$"
+    )]
+    idempotency_key: String,
+}

@@ -1,0 +1,528 @@
+//! The responses of each operation: every status the server can answer for it, with the body
+//! and the headers that really come with it.
+//!
+//! Error bodies are the one envelope (`Error`); their examples are rendered by
+//! `ApiError::envelope` itself, so that the codes and messages shown are the served ones. The
+//! headers a response always carries are listed in its `x-required-headers` extension, which
+//! `super::finish` turns into `required: true` on those headers (utoipa's `Header` has no
+//! `required` field).
+
+use std::collections::BTreeMap;
+
+use serde_json::{Value, json};
+use shop_domain::access::AccessDenied;
+use shop_domain::scope::Operation;
+use shop_ports::StoreError;
+use shop_ports::usecase::ReadError;
+use utoipa::openapi::example::ExampleBuilder;
+use utoipa::openapi::extensions::ExtensionsBuilder;
+use utoipa::openapi::header::HeaderBuilder;
+use utoipa::openapi::schema::{ObjectBuilder, Schema, Type};
+use utoipa::openapi::{ContentBuilder, Ref, RefOr, Response, ResponseBuilder, SchemaFormat};
+use utoipa::{IntoResponses, PartialSchema, ToSchema};
+
+use crate::dto::client::ClientDto;
+use crate::dto::loyalty::LoyaltySummaryDto;
+use crate::dto::me::MeDto;
+use crate::dto::order::OrderDto;
+use crate::dto::page::{DataDto, ListDto};
+use crate::dto::product::ProductDto;
+use crate::dto::stock::{StockAdjustmentDto, StockEntryDto};
+use crate::error::{ApiError, Envelope, FieldIssue, Resource};
+
+/// The extension listing the headers a response always carries; removed by `super::finish`.
+pub const REQUIRED_HEADERS_EXTENSION: &str = "x-required-headers";
+
+const JSON: &str = "application/json";
+
+/// Reusable responses, shared by every operation (`components.responses`).
+pub const UNAUTHORIZED: &str = "Unauthorized";
+pub const URI_TOO_LONG: &str = "UriTooLong";
+pub const RATE_LIMITED: &str = "RateLimited";
+pub const INTERNAL_ERROR: &str = "InternalError";
+pub const SERVICE_UNAVAILABLE: &str = "ServiceUnavailable";
+
+/// One response under construction, with the names of the headers it always carries.
+struct Reply {
+    response: ResponseBuilder,
+    required: Vec<&'static str>,
+}
+
+impl Reply {
+    /// Every response carries `X-Request-Id`.
+    fn new(description: impl Into<String>) -> Self {
+        let response = ResponseBuilder::new().description(description).header(
+            "X-Request-Id",
+            HeaderBuilder::new()
+                .schema(string_schema(
+                    Some(SchemaFormat::Custom("uuid".into())),
+                    None,
+                ))
+                .description(Some(
+                    "The request's id, also written in the server's log lines about it: quote it \
+                     when reporting a problem.",
+                ))
+                .build(),
+        );
+        Self {
+            response,
+            required: vec!["X-Request-Id"],
+        }
+    }
+
+    fn json(mut self, schema: impl Into<RefOr<Schema>>) -> Self {
+        self.response = self
+            .response
+            .content(JSON, ContentBuilder::new().schema(Some(schema)).build());
+        self
+    }
+
+    /// The error envelope, with one example per error (its code names the example).
+    fn errors(mut self, errors: &[ApiError]) -> Self {
+        let examples = errors.iter().map(|error| {
+            let body: Value = serde_json::from_slice(&error.envelope()).unwrap_or(Value::Null);
+            (
+                error.code().into_owned(),
+                ExampleBuilder::new().value(Some(body)).build(),
+            )
+        });
+        let content = ContentBuilder::new()
+            .schema(Some(Ref::from_schema_name(Envelope::name())))
+            .examples_from_iter(examples)
+            .build();
+        self.response = self.response.content(JSON, content);
+        self
+    }
+
+    /// The five budget headers. `always`: on every such response (the request necessarily
+    /// presented a valid key and was counted); otherwise only when it did.
+    fn rate_limit(mut self, always: bool) -> Self {
+        let when = if always {
+            ""
+        } else {
+            " Present when the request presented a valid API key."
+        };
+        let headers = [
+            (
+                "RateLimit-Policy",
+                string_schema(None, Some(r#"^"(reads|writes)";q=[0-9]+;w=60$"#)),
+                "The budget this request drew from (IETF draft form): `\"reads\";q=120;w=60` \
+                 (GET) or `\"writes\";q=30;w=60` (POST), per API key over any 60 seconds.",
+            ),
+            (
+                "RateLimit",
+                string_schema(None, Some(r#"^"(reads|writes)";r=[0-9]+;t=[0-9]+$"#)),
+                "What is left of that budget (`r`) and the seconds until a slot frees (`t`, 0 when \
+                 nothing is counted): `\"reads\";r=119;t=60`.",
+            ),
+            (
+                "X-RateLimit-Limit",
+                integer_schema(1),
+                "Requests of this kind accepted per API key in any 60 seconds.",
+            ),
+            (
+                "X-RateLimit-Remaining",
+                integer_schema(0),
+                "Requests of this kind left now.",
+            ),
+            (
+                "X-RateLimit-Reset",
+                integer_schema(0),
+                "Seconds (not an epoch) until a slot frees; 0 when nothing is counted.",
+            ),
+        ];
+        for (name, schema, description) in headers {
+            self.response = self.response.header(
+                name,
+                HeaderBuilder::new()
+                    .schema(schema)
+                    .description(Some(format!("{description}{when}")))
+                    .build(),
+            );
+            if always {
+                self.required.push(name);
+            }
+        }
+        self
+    }
+
+    /// Always on 429 and 503.
+    fn retry_after(mut self, description: &str) -> Self {
+        self.response = self.response.header(
+            "Retry-After",
+            HeaderBuilder::new()
+                .schema(integer_schema(1))
+                .description(Some(description))
+                .build(),
+        );
+        self.required.push("Retry-After");
+        self
+    }
+
+    /// Always on 401.
+    fn www_authenticate(mut self) -> Self {
+        let schema = ObjectBuilder::new()
+            .schema_type(Type::String)
+            .enum_values(Some(["Bearer"]));
+        self.response = self.response.header(
+            "WWW-Authenticate",
+            HeaderBuilder::new()
+                .schema(schema)
+                .description(Some("The authentication scheme expected."))
+                .build(),
+        );
+        self.required.push("WWW-Authenticate");
+        self
+    }
+
+    /// On an adjustment's responses that repeat a first answer.
+    fn idempotent_replayed(mut self) -> Self {
+        let schema = ObjectBuilder::new()
+            .schema_type(Type::String)
+            .enum_values(Some(["true"]));
+        self.response = self.response.header(
+            "Idempotent-Replayed",
+            HeaderBuilder::new()
+                .schema(schema)
+                .description(Some(
+                    "`true` when this response repeats the first answer to the same \
+                     `Idempotency-Key` and request; absent otherwise.",
+                ))
+                .build(),
+        );
+        self
+    }
+
+    fn build(self) -> RefOr<Response> {
+        let required = json!(self.required);
+        self.response
+            .extensions(Some(
+                ExtensionsBuilder::new()
+                    .add(REQUIRED_HEADERS_EXTENSION, required)
+                    .build(),
+            ))
+            .build()
+            .into()
+    }
+}
+
+fn string_schema(format: Option<SchemaFormat>, pattern: Option<&str>) -> Schema {
+    ObjectBuilder::new()
+        .schema_type(Type::String)
+        .format(format)
+        .pattern(pattern)
+        .into()
+}
+
+fn integer_schema(minimum: i64) -> Schema {
+    ObjectBuilder::new()
+        .schema_type(Type::Integer)
+        .minimum(Some(minimum))
+        .into()
+}
+
+/// The shared responses, for `components.responses`.
+pub fn components() -> Vec<(&'static str, RefOr<Response>)> {
+    vec![
+        (
+            UNAUTHORIZED,
+            Reply::new(
+                "`UNAUTHORIZED`: the `Authorization` header is missing, is not `Bearer <key>`, or \
+                 the key is malformed, unknown, revoked or expired. One body for every cause.",
+            )
+            .errors(&[ApiError::Unauthorized])
+            .www_authenticate()
+            .build(),
+        ),
+        (
+            URI_TOO_LONG,
+            Reply::new("`URI_TOO_LONG`: the request target is longer than 8 KiB.")
+                .errors(&[ApiError::UriTooLong])
+                .build(),
+        ),
+        (
+            RATE_LIMITED,
+            Reply::new(
+                "`RATE_LIMITED`: the API key's budget of this kind of request is spent (it was \
+                 not counted), or the client address failed authentication too often. Wait \
+                 `Retry-After` seconds.",
+            )
+            .errors(&[ApiError::RateLimited {
+                retry_after_seconds: 12,
+            }])
+            .retry_after(
+                "Whole seconds (at least 1) until the oldest counted request leaves the \
+                 window: waiting that long is enough.",
+            )
+            .rate_limit(false)
+            .build(),
+        ),
+        (
+            INTERNAL_ERROR,
+            Reply::new(
+                "`INTERNAL_ERROR`: an unexpected error; the cause is logged with the request id, \
+                 never shown.",
+            )
+            .errors(&[ApiError::internal("example")])
+            .rate_limit(false)
+            .build(),
+        ),
+        (
+            SERVICE_UNAVAILABLE,
+            Reply::new(
+                "`SERVICE_UNAVAILABLE`: the database could not be reached in time. Retry after \
+                 `Retry-After` seconds.",
+            )
+            .errors(&[ApiError::Unavailable(StoreError::Unavailable(
+                "example".into(),
+            ))])
+            .retry_after("Seconds to wait before retrying.")
+            .rate_limit(false)
+            .build(),
+        ),
+    ]
+}
+
+type Responses = BTreeMap<String, RefOr<Response>>;
+
+/// What every operation can answer besides its own outcomes: 401, 403, 414, 429, 500, 503.
+fn common(operation: Operation) -> Responses {
+    let mut responses = Responses::new();
+    for (status, name) in [
+        ("401", UNAUTHORIZED),
+        ("414", URI_TOO_LONG),
+        ("429", RATE_LIMITED),
+        ("500", INTERNAL_ERROR),
+        ("503", SERVICE_UNAVAILABLE),
+    ] {
+        responses.insert(status.into(), Ref::from_response_name(name).into());
+    }
+    responses.insert("403".into(), forbidden(operation));
+    responses
+}
+
+/// 403 with the refusals that apply to `operation` (no scope check on `/me`).
+fn forbidden(operation: Operation) -> RefOr<Response> {
+    let mut errors = vec![
+        ApiError::Forbidden(AccessDenied::FeatureNotInPlan),
+        ApiError::Forbidden(AccessDenied::SubscriptionInactive),
+    ];
+    let mut description = String::from(
+        "`FEATURE_NOT_IN_PLAN`: the shop's plan does not include the public API. \
+         `SUBSCRIPTION_INACTIVE`: the shop's subscription is expired or cancelled.",
+    );
+    if let Some(required) = operation.required_scope() {
+        errors.push(ApiError::Forbidden(AccessDenied::InsufficientScope {
+            required,
+        }));
+        description.push_str(&format!(
+            " `INSUFFICIENT_SCOPE`: the key lacks the scope `{}`.",
+            required.as_str()
+        ));
+    }
+    Reply::new(description)
+        .errors(&errors)
+        .rate_limit(true)
+        .build()
+}
+
+/// 400 for an operation that takes no query parameter.
+fn no_parameters() -> RefOr<Response> {
+    Reply::new(
+        "`VALIDATION_ERROR`: this operation takes no query parameter; each one given is named in \
+         `details`.",
+    )
+    .errors(&[ApiError::validation(vec![FieldIssue::new(
+        "limit",
+        "is not a known parameter",
+    )])])
+    .rate_limit(true)
+    .build()
+}
+
+/// 400 for a list's parameters.
+fn invalid_parameters() -> RefOr<Response> {
+    Reply::new(
+        "`VALIDATION_ERROR`: an unknown, repeated or invalid query parameter (each is named in \
+         `details`, all at once), or a query string that is not valid percent-encoded UTF-8.",
+    )
+    .errors(&[ApiError::validation(vec![
+        FieldIssue::new("limit", "must be an integer between 1 and 100"),
+        FieldIssue::new("colour", "is not a known parameter"),
+    ])])
+    .rate_limit(true)
+    .build()
+}
+
+fn not_found(resource: Resource, description: &str) -> RefOr<Response> {
+    Reply::new(description)
+        .errors(&[ApiError::reading(resource)(ReadError::NotFound)])
+        .rate_limit(false)
+        .build()
+}
+
+/// The 200 of a list.
+fn page<T: ToSchema>(operation: Operation, what: &str) -> Responses {
+    let mut responses = common(operation);
+    responses.insert(
+        "200".into(),
+        Reply::new(format!(
+            "A page of {what}, and `pageInfo` to get the next one."
+        ))
+        .json(ListDto::<T>::schema())
+        .rate_limit(true)
+        .build(),
+    );
+    responses.insert("400".into(), invalid_parameters());
+    responses
+}
+
+/// The 200 and 404 of a single object, wrapped in `data`.
+fn single<T: ToSchema>(operation: Operation, resource: Resource, what: &str) -> Responses {
+    let mut responses = common(operation);
+    responses.insert(
+        "200".into(),
+        Reply::new(format!("The {what}, in `data`."))
+            .json(DataDto::<T>::schema())
+            .rate_limit(true)
+            .build(),
+    );
+    responses.insert("400".into(), no_parameters());
+    responses.insert(
+        "404".into(),
+        not_found(
+            resource,
+            &format!(
+                "`NOT_FOUND`: no {what} of the key's shop has this id (unknown, of another shop, \
+                 or an id that cannot exist: the same body for all three)."
+            ),
+        ),
+    );
+    responses
+}
+
+/// Declares a type whose `IntoResponses` is `$responses`, for `#[utoipa::path(responses(...))]`.
+macro_rules! operation_responses {
+    ($($(#[$meta:meta])* $type:ident => $responses:expr;)+) => {
+        $(
+            $(#[$meta])*
+            pub struct $type;
+
+            impl IntoResponses for $type {
+                fn responses() -> Responses {
+                    $responses
+                }
+            }
+        )+
+    };
+}
+
+operation_responses! {
+    /// `GET /api/v1/me`.
+    ShowMe => {
+        let mut responses = common(Operation::Me);
+        responses.insert(
+            "200".into(),
+            Reply::new("The shop and the key (not wrapped in `data`).")
+                .json(Ref::from_schema_name(MeDto::name()))
+                .rate_limit(true)
+                .build(),
+        );
+        responses.insert("400".into(), no_parameters());
+        responses
+    };
+    /// `GET /api/v1/products`.
+    ListProducts => page::<ProductDto>(Operation::ListProducts, "products, by id");
+    /// `GET /api/v1/products/{id}`.
+    ShowProduct => single::<ProductDto>(Operation::GetProduct, Resource::Product, "product");
+    /// `GET /api/v1/orders`.
+    ListOrders => page::<OrderDto>(Operation::ListOrders, "orders, newest first");
+    /// `GET /api/v1/orders/{id}`.
+    ShowOrder => single::<OrderDto>(Operation::GetOrder, Resource::Order, "order");
+    /// `GET /api/v1/stock`.
+    ListStock => page::<StockEntryDto>(Operation::ListStock, "stock entries, by variant id");
+    /// `GET /api/v1/clients`.
+    ListClients => page::<ClientDto>(Operation::ListClients, "clients, by id");
+    /// `GET /api/v1/clients/{id}`.
+    ShowClient => single::<ClientDto>(Operation::GetClient, Resource::Client, "client");
+    /// `GET /api/v1/clients/{id}/loyalty`.
+    ShowLoyalty => {
+        let mut responses =
+            single::<LoyaltySummaryDto>(Operation::GetLoyalty, Resource::Client, "client");
+        responses.insert(
+            "200".into(),
+            Reply::new("The client's loyalty summary, in `data`.")
+                .json(DataDto::<LoyaltySummaryDto>::schema())
+                .rate_limit(true)
+                .build(),
+        );
+        responses
+    };
+    /// `POST /api/v1/stock/adjustments`.
+    AdjustStock => adjustment_responses();
+}
+
+fn adjustment_responses() -> Responses {
+    let mut responses = common(Operation::AdjustStock);
+    responses.insert(
+        "201".into(),
+        Reply::new(
+            "Applied: the stock changed by `quantity` and a stock movement was recorded, in one \
+             transaction. A replay (same `Idempotency-Key`, same request) repeats the first \
+             answer and changes nothing.",
+        )
+        .json(DataDto::<StockAdjustmentDto>::schema())
+        .rate_limit(true)
+        .idempotent_replayed()
+        .build(),
+    );
+    responses.insert(
+        "400".into(),
+        Reply::new(
+            "`INVALID_JSON`: the body is not JSON. `VALIDATION_ERROR`: the `Content-Type` is not \
+             `application/json` (detail `Content-Type`), a query parameter was given, the body is \
+             not an object, a member is missing, unknown, repeated or invalid, or the \
+             `Idempotency-Key` is invalid; every problem is named in `details`.",
+        )
+        .errors(&[
+            ApiError::InvalidJson,
+            ApiError::invalid_body(vec![
+                FieldIssue::new("quantity", "must not be zero"),
+                FieldIssue::new("reason", "is required"),
+            ]),
+        ])
+        .rate_limit(true)
+        .build(),
+    );
+    responses.insert(
+        "404".into(),
+        Reply::new(
+            "`NOT_FOUND`: no variant of the key's shop has this `variantId` (unknown, of another \
+             shop, or an id that cannot exist). Replayed like a success.",
+        )
+        .errors(&[ApiError::reading(Resource::Variant)(ReadError::NotFound)])
+        .rate_limit(true)
+        .idempotent_replayed()
+        .build(),
+    );
+    responses.insert(
+        "413".into(),
+        Reply::new("`PAYLOAD_TOO_LARGE`: the body is larger than 64 KiB.")
+            .errors(&[ApiError::PayloadTooLarge])
+            .rate_limit(true)
+            .build(),
+    );
+    responses.insert(
+        "422".into(),
+        Reply::new(
+            "`STOCK_NOT_TRACKED`: the variant's product does not track stock (replayed like a \
+             success). `IDEMPOTENCY_KEY_REUSED`: the `Idempotency-Key` was used in the last 24 \
+             hours with a different request.",
+        )
+        .errors(&[ApiError::StockNotTracked, ApiError::IdempotencyKeyReused])
+        .rate_limit(true)
+        .idempotent_replayed()
+        .build(),
+    );
+    responses
+}

@@ -1,0 +1,185 @@
+//! Schemas that have no response DTO of their own: the allowed values of the order states and
+//! the scopes (taken from the domain's own lists, so that the document cannot drift from what
+//! the parser accepts), the `null` of the fields that have no shape yet, and the stock
+//! adjustment request body (parsed by hand in `body`, so it is described here).
+
+use std::borrow::Cow;
+
+use serde_json::json;
+use shop_domain::order;
+use shop_domain::scope::Scope;
+use utoipa::openapi::schema::{AnyOfBuilder, ObjectBuilder, OneOfBuilder, Schema, Type};
+use utoipa::openapi::{KnownFormat, RefOr, SchemaFormat};
+use utoipa::{PartialSchema, ToSchema};
+
+/// A named string schema whose `enum` is the given values.
+fn string_enum(description: &str, values: impl IntoIterator<Item = &'static str>) -> RefOr<Schema> {
+    ObjectBuilder::new()
+        .schema_type(Type::String)
+        .description(Some(description))
+        .enum_values(Some(values))
+        .into()
+}
+
+/// Declares a string-enum schema named `$name` whose values are `$values`.
+macro_rules! enum_schema {
+    ($(#[$meta:meta])* $type:ident, $name:literal, $description:literal, $values:expr) => {
+        $(#[$meta])*
+        pub struct $type;
+
+        impl PartialSchema for $type {
+            fn schema() -> RefOr<Schema> {
+                string_enum($description, $values)
+            }
+        }
+
+        impl ToSchema for $type {
+            fn name() -> Cow<'static, str> {
+                Cow::Borrowed($name)
+            }
+        }
+    };
+}
+
+enum_schema!(
+    /// `source` of an order.
+    OrderSource,
+    "OrderSource",
+    "Where the order was taken: point of sale, click-and-collect or online.",
+    order::OrderSource::ALL.iter().map(|value| value.as_str())
+);
+
+enum_schema!(
+    /// `status` of an order.
+    OrderStatus,
+    "OrderStatus",
+    "The order's state.",
+    order::OrderStatus::ALL.iter().map(|value| value.as_str())
+);
+
+enum_schema!(
+    /// `paymentStatus` of an order.
+    PaymentStatus,
+    "PaymentStatus",
+    "The order's payment state.",
+    order::PaymentStatus::ALL.iter().map(|value| value.as_str())
+);
+
+enum_schema!(
+    /// One scope of an API key.
+    ScopeName,
+    "Scope",
+    "A permission of an API key. The write scopes other than `stock:write` are reserved for a \
+     later version.",
+    Scope::ALL.iter().map(|scope| scope.as_str())
+);
+
+/// The `active` filter of `GET /products`.
+pub struct ActiveFilter;
+
+impl PartialSchema for ActiveFilter {
+    fn schema() -> RefOr<Schema> {
+        ObjectBuilder::new()
+            .schema_type(Type::String)
+            .description(Some(
+                "Which products a list returns: `true` the active ones, `false` the inactive \
+                 ones, `all` both.",
+            ))
+            .enum_values(Some(["true", "false", "all"]))
+            .default(Some(json!("true")))
+            .into()
+    }
+}
+
+impl ToSchema for ActiveFilter {
+    fn name() -> Cow<'static, str> {
+        Cow::Borrowed("ActiveFilter")
+    }
+}
+
+/// A `YYYY-MM-DD` date or an RFC 3339 instant (`dateFrom`, `dateTo`).
+pub struct DateOrInstant;
+
+impl PartialSchema for DateOrInstant {
+    fn schema() -> RefOr<Schema> {
+        let string = |format: KnownFormat| {
+            ObjectBuilder::new()
+                .schema_type(Type::String)
+                .format(Some(SchemaFormat::KnownFormat(format)))
+        };
+        AnyOfBuilder::new()
+            .item(string(KnownFormat::Date))
+            .item(string(KnownFormat::DateTime))
+            .description(Some(
+                "A `YYYY-MM-DD` date (a whole UTC day) or an RFC 3339 instant with an offset.",
+            ))
+            .into()
+    }
+}
+
+impl ToSchema for DateOrInstant {
+    fn name() -> Cow<'static, str> {
+        Cow::Borrowed("DateOrInstant")
+    }
+}
+
+/// `{"type": "null"}`: a field that is always `null` in version 1 (`customer`, `refunded`).
+pub fn always_null() -> Schema {
+    ObjectBuilder::new()
+        .schema_type(Type::Null)
+        .description(Some(
+            "Always `null` in version 1; a shape may be defined in a later version.",
+        ))
+        .build()
+        .into()
+}
+
+/// The body of `POST /api/v1/stock/adjustments`: exactly these three members, all required;
+/// every invalid member is reported at once in a 400 `VALIDATION_ERROR`.
+//
+// The handler reads the body by hand (`body::read_object`) and applies exactly these rules;
+// this type only describes them (`Deserialize` gives the schema its field names and
+// `additionalProperties: false`).
+#[derive(serde::Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[schema(
+    as = StockAdjustmentRequest,
+    examples(json!({"variantId": "var_42", "quantity": -2, "reason": "Broken in transit"}))
+)]
+#[expect(
+    dead_code,
+    reason = "describes the request body for the OpenAPI document only"
+)]
+pub struct AdjustmentBody {
+    /// The variant to adjust. An id that is unknown, of another shop or that cannot exist
+    /// answers 404.
+    #[schema(min_length = 1)]
+    variant_id: String,
+    /// The signed change added to the stock (negative decreases): a JSON integer (`2.0` or
+    /// `"2"` are refused), not zero, between -1000000 and 1000000. The stock may go below zero.
+    #[schema(schema_with = quantity)]
+    quantity: i64,
+    /// Free-text justification, 1 to 500 characters once trimmed.
+    #[schema(min_length = 1, max_length = 500, pattern = r"\S")]
+    reason: String,
+}
+
+/// A non-zero integer within ±1000000, as two ranges.
+fn quantity() -> Schema {
+    let range = |minimum: i64, maximum: i64| {
+        ObjectBuilder::new()
+            .schema_type(Type::Integer)
+            .format(Some(SchemaFormat::KnownFormat(KnownFormat::Int64)))
+            .minimum(Some(minimum))
+            .maximum(Some(maximum))
+    };
+    OneOfBuilder::new()
+        .item(range(-1_000_000, -1))
+        .item(range(1, 1_000_000))
+        .description(Some(
+            "The signed change added to the stock (negative decreases): a JSON integer, not \
+             zero, between -1000000 and 1000000.",
+        ))
+        .examples([json!(-2), json!(12)])
+        .into()
+}

@@ -1,0 +1,402 @@
+use std::collections::BTreeSet;
+use std::path::PathBuf;
+
+use actix_web::http::StatusCode;
+use actix_web::test::TestRequest;
+use serde_json::Value;
+
+use super::*;
+use crate::tests::TestApi;
+
+/// `docs/openapi.json`, from this crate's directory.
+fn committed_path() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../docs/openapi.json")
+}
+
+fn document() -> Value {
+    serde_json::from_str(&openapi_json()).expect("the document is JSON")
+}
+
+/// `(method, path, operation)` of every operation.
+fn operations(document: &Value) -> Vec<(String, String, Value)> {
+    let mut found = Vec::new();
+    for (path, item) in document["paths"].as_object().into_iter().flatten() {
+        for (method, operation) in item.as_object().into_iter().flatten() {
+            found.push((method.clone(), path.clone(), operation.clone()));
+        }
+    }
+    found
+}
+
+fn operation(document: &Value, method: &str, path: &str) -> Value {
+    document["paths"][path][method].clone()
+}
+
+#[test]
+fn the_committed_document_is_the_generated_one() {
+    let generated = openapi_json();
+    let path = committed_path();
+    if std::env::var("UPDATE_OPENAPI").is_ok_and(|value| value == "1") {
+        std::fs::write(&path, &generated).expect("docs/openapi.json is writable");
+        return;
+    }
+    let committed = std::fs::read_to_string(&path).unwrap_or_default();
+    if committed != generated {
+        let line = committed
+            .lines()
+            .zip(generated.lines())
+            .position(|(old, new)| old != new)
+            .unwrap_or_else(|| committed.lines().count().min(generated.lines().count()));
+        panic!(
+            "docs/openapi.json is not the document the server serves (first difference at line \
+             {}). If the API change is intended, regenerate it and review the diff:\n\n    \
+             UPDATE_OPENAPI=1 cargo test -p shop-http openapi\n",
+            line + 1
+        );
+    }
+}
+
+#[test]
+fn the_document_is_openapi_3_1_with_the_ten_operations_of_the_spec() {
+    let document = document();
+    assert_eq!(document["openapi"], "3.1.0");
+    assert_eq!(document["info"]["version"], "1.0.0");
+    let found: BTreeSet<(String, String)> = operations(&document)
+        .into_iter()
+        .map(|(method, path, _)| (method, path))
+        .collect();
+    let expected: BTreeSet<(String, String)> = [
+        ("get", "/api/v1/me"),
+        ("get", "/api/v1/products"),
+        ("get", "/api/v1/products/{id}"),
+        ("get", "/api/v1/orders"),
+        ("get", "/api/v1/orders/{id}"),
+        ("get", "/api/v1/stock"),
+        ("post", "/api/v1/stock/adjustments"),
+        ("get", "/api/v1/clients"),
+        ("get", "/api/v1/clients/{id}"),
+        ("get", "/api/v1/clients/{id}/loyalty"),
+    ]
+    .into_iter()
+    .map(|(method, path)| (method.to_owned(), path.to_owned()))
+    .collect();
+    assert_eq!(found, expected);
+}
+
+#[test]
+fn every_operation_is_secured_and_answers_every_common_status_in_json() {
+    let document = document();
+    assert_eq!(
+        document["security"],
+        serde_json::json!([{ "bearerAuth": [] }])
+    );
+    let scheme = &document["components"]["securitySchemes"]["bearerAuth"];
+    assert_eq!(scheme["type"], "http");
+    assert_eq!(scheme["scheme"], "bearer");
+    assert!(
+        scheme["description"]
+            .as_str()
+            .is_some_and(|text| text.contains("svc_live_")),
+        "{scheme}"
+    );
+    let mut ids = BTreeSet::new();
+    for (method, path, operation) in operations(&document) {
+        assert!(ids.insert(operation["operationId"].to_string()), "{path}");
+        assert!(
+            operation["tags"]
+                .as_array()
+                .is_some_and(|tags| tags.len() == 1)
+        );
+        let responses = operation["responses"].as_object().expect("responses");
+        for status in ["400", "401", "403", "414", "429", "500", "503"] {
+            assert!(
+                responses.contains_key(status),
+                "{method} {path}: no {status}"
+            );
+        }
+        for (status, response) in responses {
+            let response = resolve(&document, response);
+            let content = response["content"].as_object().expect("a body");
+            let types: Vec<&String> = content.keys().collect();
+            assert_eq!(types, ["application/json"], "{method} {path} {status}");
+            assert_eq!(
+                response["headers"]["X-Request-Id"]["required"], true,
+                "{method} {path} {status}"
+            );
+        }
+    }
+}
+
+fn resolve<'a>(document: &'a Value, value: &'a Value) -> &'a Value {
+    match value["$ref"].as_str() {
+        Some(reference) => document
+            .pointer(reference.trim_start_matches('#'))
+            .unwrap_or_else(|| panic!("dangling {reference}")),
+        None => value,
+    }
+}
+
+#[test]
+fn every_reference_resolves() {
+    fn visit(document: &Value, value: &Value) {
+        match value {
+            Value::Object(map) => {
+                if let Some(Value::String(reference)) = map.get("$ref") {
+                    assert!(
+                        document
+                            .pointer(reference.trim_start_matches('#'))
+                            .is_some(),
+                        "dangling {reference}"
+                    );
+                }
+                map.values().for_each(|value| visit(document, value));
+            }
+            Value::Array(items) => items.iter().for_each(|value| visit(document, value)),
+            _ => {}
+        }
+    }
+    let document = document();
+    visit(&document, &document);
+}
+
+#[test]
+fn rate_limit_headers_are_required_only_where_always_sent() {
+    let document = document();
+    let adjust = operation(&document, "post", "/api/v1/stock/adjustments");
+    for status in ["201", "400", "403", "404", "413", "422"] {
+        let headers = &adjust["responses"][status]["headers"];
+        assert_eq!(headers["RateLimit"]["required"], true, "{status}");
+        // Only what the idempotency record stores is replayed: 201, 404, 422.
+        let replayable = ["201", "404", "422"].contains(&status);
+        assert_eq!(
+            headers.get("Idempotent-Replayed").is_some(),
+            replayable,
+            "{status}"
+        );
+        assert!(headers["Idempotent-Replayed"].get("required").is_none());
+    }
+    let shared = &document["components"]["responses"];
+    // A 401 never describes a budget; a 429 or a 5xx may come before the key is known.
+    assert!(shared["Unauthorized"]["headers"].get("RateLimit").is_none());
+    assert_eq!(
+        shared["Unauthorized"]["headers"]["WWW-Authenticate"]["required"],
+        true
+    );
+    for name in ["RateLimited", "InternalError", "ServiceUnavailable"] {
+        assert!(
+            shared[name]["headers"]["RateLimit"]
+                .get("required")
+                .is_none(),
+            "{name}"
+        );
+    }
+    for name in ["RateLimited", "ServiceUnavailable"] {
+        assert_eq!(
+            shared[name]["headers"]["Retry-After"]["required"], true,
+            "{name}"
+        );
+    }
+    let show = operation(&document, "get", "/api/v1/products/{id}");
+    assert!(
+        show["responses"]["404"]["headers"]["RateLimit"]
+            .get("required")
+            .is_none()
+    );
+    let unfinished = openapi_json().contains(responses::REQUIRED_HEADERS_EXTENSION);
+    assert!(!unfinished, "the working extension must not be served");
+}
+
+#[test]
+fn every_response_property_is_required_because_nulls_are_never_omitted() {
+    let document = document();
+    let schemas = document["components"]["schemas"]
+        .as_object()
+        .expect("schemas");
+    for (name, schema) in schemas {
+        let Some(properties) = schema["properties"].as_object() else {
+            continue;
+        };
+        let required: BTreeSet<&str> = schema["required"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(Value::as_str)
+            .collect();
+        for property in properties.keys() {
+            // The one member serde leaves out when empty.
+            let optional = name == "ErrorBody" && property == "details";
+            assert_eq!(
+                required.contains(property.as_str()),
+                !optional,
+                "{name}.{property}"
+            );
+        }
+        assert_eq!(schema["additionalProperties"], false, "{name}");
+    }
+}
+
+/// The parameters each list documents are exactly those its handler accepts.
+#[test]
+fn list_parameters_are_the_ones_the_handlers_parse() {
+    let document = document();
+    for (path, accepted) in [
+        ("/api/v1/products", products::LIST_PARAMETERS),
+        ("/api/v1/orders", orders::LIST_PARAMETERS),
+        ("/api/v1/stock", stock::LIST_PARAMETERS),
+        ("/api/v1/clients", clients::LIST_PARAMETERS),
+    ] {
+        let parameters = operation(&document, "get", path)["parameters"].clone();
+        let documented: Vec<&str> = parameters
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(|parameter| {
+                assert_eq!(parameter["in"], "query", "{path}");
+                assert_eq!(parameter["required"], false, "{path}");
+                parameter["name"].as_str().expect("a name")
+            })
+            .collect();
+        assert_eq!(documented, accepted, "{path}");
+    }
+    // `/me` takes none; the detail paths only their `{id}`.
+    assert!(
+        operation(&document, "get", "/api/v1/me")
+            .get("parameters")
+            .is_none()
+    );
+}
+
+#[test]
+fn limits_and_defaults_are_those_of_the_spec() {
+    let document = document();
+    let parameter = |path: &str, name: &str| -> Value {
+        let operation = operation(&document, "get", path);
+        let found = operation["parameters"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .find(|parameter| parameter["name"] == name)
+            .cloned();
+        let found = found.unwrap_or_else(|| panic!("{path} has no {name}"));
+        resolve(&document, &found["schema"]).clone()
+    };
+    for (path, default) in [
+        ("/api/v1/products", 20),
+        ("/api/v1/orders", 20),
+        ("/api/v1/clients", 20),
+        ("/api/v1/stock", 50),
+    ] {
+        let limit = parameter(path, "limit");
+        assert_eq!(limit["type"], "integer");
+        assert_eq!(limit["minimum"], 1, "{path}");
+        assert_eq!(limit["maximum"], 100, "{path}");
+        assert_eq!(limit["default"], default, "{path}");
+    }
+    let active = parameter("/api/v1/products", "active");
+    assert_eq!(active["enum"], serde_json::json!(["true", "false", "all"]));
+    assert_eq!(active["default"], "true");
+    assert_eq!(parameter("/api/v1/stock", "trackedOnly")["default"], true);
+    assert_eq!(
+        parameter("/api/v1/stock", "lowStockOnly")["type"],
+        "boolean"
+    );
+    assert_eq!(
+        parameter("/api/v1/orders", "source")["enum"],
+        serde_json::json!(["pos", "click-collect", "online"])
+    );
+    let body = &document["components"]["schemas"]["StockAdjustmentRequest"];
+    assert_eq!(body["additionalProperties"], false);
+    assert_eq!(body["properties"]["reason"]["maxLength"], 500);
+}
+
+#[actix_web::test]
+async fn the_document_is_served_without_a_key_the_same_every_time() {
+    let requests = vec![
+        TestRequest::get().uri(DOCUMENT_PATH),
+        TestRequest::get().uri(DOCUMENT_PATH),
+    ];
+    let replies = TestApi::new().send_all(requests).await;
+    for reply in &replies {
+        assert_eq!(reply.status, StatusCode::OK);
+        assert_eq!(reply.header("content-type"), Some("application/json"));
+        assert_eq!(reply.body, openapi_json().as_bytes());
+        // Not rate-limited: no key, no budget.
+        assert!(reply.header("ratelimit").is_none());
+        assert!(reply.header("x-request-id").is_some());
+    }
+    let document: Value = replies[0].json();
+    assert_eq!(document["openapi"], "3.1.0");
+    assert_eq!(operations(&document).len(), 10);
+}
+
+#[actix_web::test]
+async fn the_docs_page_and_its_files_come_from_the_binary() {
+    let replies = TestApi::new()
+        .send_all(vec![
+            TestRequest::get().uri("/docs"),
+            TestRequest::get().uri(DOCS_PATH),
+            TestRequest::get().uri("/docs/swagger-ui-bundle.js"),
+            TestRequest::get().uri("/docs/swagger-ui.css"),
+            TestRequest::get().uri("/docs/swagger-initializer.js"),
+            TestRequest::get().uri("/docs/no-such-file.js"),
+        ])
+        .await;
+    let [redirect, page, bundle, css, initializer, missing] = &replies[..] else {
+        panic!("one reply per request");
+    };
+    assert_eq!(redirect.status, StatusCode::PERMANENT_REDIRECT);
+    assert_eq!(redirect.header("location"), Some(DOCS_PATH));
+
+    assert_eq!(page.status, StatusCode::OK);
+    assert!(
+        page.header("content-type")
+            .is_some_and(|t| t.starts_with("text/html"))
+    );
+    let html = String::from_utf8_lossy(&page.body);
+    assert!(html.contains("swagger-ui-bundle.js"), "{html}");
+    assert!(
+        !html.contains("http://") && !html.contains("https://"),
+        "{html}"
+    );
+
+    assert_eq!(bundle.status, StatusCode::OK);
+    assert!(
+        bundle
+            .header("content-type")
+            .is_some_and(|t| t.contains("javascript")),
+        "{:?}",
+        bundle.header("content-type")
+    );
+    assert!(
+        bundle.body.len() > 100_000,
+        "the Swagger UI bundle is served whole"
+    );
+    assert_eq!(css.status, StatusCode::OK);
+    assert!(
+        css.header("content-type")
+            .is_some_and(|t| t.starts_with("text/css"))
+    );
+
+    let script = String::from_utf8_lossy(&initializer.body);
+    assert!(
+        script.contains(&format!("\"url\": \"{DOCUMENT_PATH}\"")),
+        "{script}"
+    );
+    assert!(script.contains("\"validatorUrl\": \"none\""), "{script}");
+
+    missing.error(StatusCode::NOT_FOUND, "NOT_FOUND");
+}
+
+#[actix_web::test]
+async fn the_api_keeps_answering_around_the_docs_routes() {
+    let replies = TestApi::new()
+        .send_all(vec![
+            TestRequest::get().uri("/api/v1/me"),
+            TestRequest::post().uri(DOCUMENT_PATH),
+            TestRequest::get().uri("/api/v1/openapi"),
+        ])
+        .await;
+    replies[0].error(StatusCode::UNAUTHORIZED, "UNAUTHORIZED");
+    replies[1].error(StatusCode::METHOD_NOT_ALLOWED, "METHOD_NOT_ALLOWED");
+    replies[2].error(StatusCode::NOT_FOUND, "NOT_FOUND");
+}
