@@ -288,8 +288,8 @@ impl SecretHasher for SlowHasher {
     }
 }
 
-#[tokio::test]
-async fn a_burst_on_a_fresh_key_runs_argon2_once() {
+/// An authenticator over the usual stored key and a slow counting hasher, shareable by tasks.
+fn slow_authenticator() -> (Arc<Authenticator>, Arc<SlowHasher>) {
     let harness = Harness::new();
     let mut keys = MockApiKeyStore::new();
     let row = Arc::clone(&harness.row);
@@ -307,6 +307,12 @@ async fn a_burst_on_a_fresh_key_runs_argon2_once() {
         hasher.clone(),
         Arc::new(clock),
     ));
+    (auth, hasher)
+}
+
+#[tokio::test]
+async fn a_burst_on_a_fresh_key_runs_argon2_once() {
+    let (auth, hasher) = slow_authenticator();
 
     let mut burst = Vec::new();
     for _ in 0..20 {
@@ -324,23 +330,7 @@ async fn a_burst_on_a_fresh_key_runs_argon2_once() {
 
 #[tokio::test]
 async fn a_burst_of_wrong_secrets_shares_one_run_and_is_refused_every_time() {
-    let harness = Harness::new();
-    let mut keys = MockApiKeyStore::new();
-    let row = Arc::clone(&harness.row);
-    keys.expect_find_key()
-        .returning(move |_| Ok(row.lock().unwrap().clone()));
-    let mut clock = MockClock::new();
-    clock
-        .expect_now()
-        .return_const(Timestamp::from_millis(1_000));
-    let hasher = Arc::new(SlowHasher {
-        runs: std::sync::atomic::AtomicUsize::new(0),
-    });
-    let auth = Arc::new(Authenticator::new(
-        Arc::new(keys),
-        hasher.clone(),
-        Arc::new(clock),
-    ));
+    let (auth, hasher) = slow_authenticator();
     let wrong = PresentedKey::new(
         presented().prefix().clone(),
         KeySecret::from_random_bytes([8; 32]),
