@@ -52,6 +52,12 @@ pub(crate) struct ProductRow {
     pub photos: String,
     pub category_id: Option<String>,
     pub brand_id: Option<String>,
+    /// Written with every row, never needed when reading one (search filters on the column
+    /// in SQL): reads select an empty string instead of carrying the text over the wire.
+    #[diesel(
+        select_expression = diesel::dsl::sql::<diesel::sql_types::Text>("''"),
+        select_expression_type = diesel::expression::SqlLiteral<diesel::sql_types::Text>
+    )]
     pub search_text: String,
     pub created_at_ms: i64,
     pub updated_at_ms: i64,
@@ -139,7 +145,7 @@ impl ProductRow {
 }
 
 /// A variant row. `search_text` is derived from the variant and its product, so it is written
-/// with every variant row and read only by `GET /stock`'s filter (never into a `Variant`).
+/// with every variant row and used only by `GET /stock`'s filter (never read into a `Variant`).
 #[derive(Queryable, Selectable, Insertable, AsChangeset)]
 #[diesel(table_name = variants, check_for_backend(Sqlite, Pg))]
 #[diesel(treat_none_as_default_value = false, treat_none_as_null = true)]
@@ -157,6 +163,12 @@ pub(crate) struct VariantRow {
     pub is_default: bool,
     pub active: bool,
     pub position: i32,
+    /// Written with every row, never needed when reading one (search filters on the column
+    /// in SQL): reads select an empty string instead of carrying the text over the wire.
+    #[diesel(
+        select_expression = diesel::dsl::sql::<diesel::sql_types::Text>("''"),
+        select_expression_type = diesel::expression::SqlLiteral<diesel::sql_types::Text>
+    )]
     pub search_text: String,
 }
 
