@@ -1,4 +1,8 @@
+use std::time::{Duration, Instant};
+
 use serde_json::{Value, json};
+use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
+use tokio::net::TcpStream;
 
 use crate::fixtures::{bare_product, products};
 use crate::stock_list::stocked;
@@ -8,6 +12,7 @@ on_both_databases!(
     an_adjustment_answers_201_and_shows_everywhere,
     every_body_rule_is_reported_in_details,
     content_type_json_and_size_are_enforced,
+    a_trickled_body_is_cut_with_408,
     unknown_foreign_and_untracked_variants_are_refused,
     an_idempotent_retry_replays_and_a_reused_key_is_refused,
 );
@@ -401,4 +406,38 @@ async fn an_idempotent_retry_replays_and_a_reused_key_is_refused(app: TestApp) {
             "{bad:?}"
         );
     }
+}
+
+/// A client that sends its head, then part of its body and no more, must not hold the connection
+/// and a handler: after `BODY_READ_TIMEOUT` (10 s) it gets 408 in the envelope and the
+/// connection is closed. Nothing moved.
+async fn a_trickled_body_is_cut_with_408(app: TestApp) {
+    let key = stocked(&app, "stock:write,stock:read").await;
+    let before = stock_of(&app.get("/api/v1/stock", &key).await, "v_ok");
+    let address = app.url("").trim_start_matches("http://").to_owned();
+    let mut connection = TcpStream::connect(&address).await.unwrap();
+    let head = format!(
+        "POST /api/v1/stock/adjustments HTTP/1.1\r\nHost: {address}\r\n\
+         Authorization: Bearer {key}\r\nContent-Type: application/json\r\n\
+         Content-Length: 64\r\n\r\n{{\"variantId\": \"v_ok\", "
+    );
+    connection.write_all(head.as_bytes()).await.unwrap();
+    let sent = Instant::now();
+    let mut answer = Vec::new();
+    tokio::time::timeout(Duration::from_secs(30), connection.read_to_end(&mut answer))
+        .await
+        .expect("the server closes the connection")
+        .unwrap();
+    let waited = sent.elapsed();
+    let answer = String::from_utf8_lossy(&answer);
+    assert!(answer.starts_with("HTTP/1.1 408"), "{answer}");
+    assert!(answer.contains(r#""code":"REQUEST_TIMEOUT""#), "{answer}");
+    assert!(
+        (Duration::from_secs(9)..Duration::from_secs(20)).contains(&waited),
+        "answered after {waited:?}"
+    );
+    assert_eq!(
+        stock_of(&app.get("/api/v1/stock", &key).await, "v_ok"),
+        before
+    );
 }

@@ -1,39 +1,151 @@
-//! Starting and stopping the HTTP server.
+//! Starting and stopping the HTTP servers: the API's and, optionally, a separate one for
+//! `/metrics`.
 
 use std::net::{SocketAddr, TcpListener};
+use std::time::Duration;
 
 use actix_web::dev::ServerHandle;
 use anyhow::Context;
 use shop_http::ServerOptions;
+use tokio::task::JoinHandle;
 
 use crate::services::Services;
 
+/// Where and how to serve.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ServerConfig {
+    /// The API's address; port 0 picks a free port.
+    pub bind: SocketAddr,
+    /// HTTP worker threads; `None` is one per core.
+    pub workers: Option<usize>,
+    /// Serve `/metrics` on this address only, instead of on `bind`.
+    pub metrics_bind: Option<SocketAddr>,
+    /// How long in-flight requests get to finish after SIGTERM or SIGINT.
+    pub shutdown_timeout: Duration,
+}
+
+impl ServerConfig {
+    pub fn new(bind: SocketAddr) -> Self {
+        Self {
+            bind,
+            workers: None,
+            metrics_bind: None,
+            shutdown_timeout: ServerOptions::DEFAULT_SHUTDOWN_TIMEOUT,
+        }
+    }
+
+    /// Takes the addresses. `serve` does this before opening the database, so that a port in
+    /// use is reported at once, before any migration runs.
+    pub fn bind(&self) -> anyhow::Result<Listeners> {
+        Ok(Listeners {
+            api: bind(self.bind)?,
+            metrics: self.metrics_bind.map(bind).transpose()?,
+        })
+    }
+}
+
+/// The bound sockets of a server about to start.
+pub struct Listeners {
+    api: TcpListener,
+    metrics: Option<TcpListener>,
+}
+
 pub struct RunningServer {
     pub addr: SocketAddr,
+    /// Where `/metrics` is served when it has an address of its own.
+    pub metrics_addr: Option<SocketAddr>,
+    api: Background,
+    metrics: Option<Background>,
+}
+
+/// A server running on its own task.
+struct Background {
     handle: ServerHandle,
-    task: tokio::task::JoinHandle<std::io::Result<()>>,
+    task: JoinHandle<std::io::Result<()>>,
+}
+
+impl Background {
+    fn spawn(server: actix_web::dev::Server) -> Self {
+        Self {
+            handle: server.handle(),
+            task: tokio::spawn(server),
+        }
+    }
+
+    async fn join(self) -> anyhow::Result<()> {
+        self.task.await.context("the server task failed")??;
+        Ok(())
+    }
 }
 
 impl RunningServer {
-    /// Binds `bind` (port 0 picks a free port) and starts serving in the background.
+    /// Binds `bind` (port 0 picks a free port) and starts serving in the background, with
+    /// the default settings otherwise.
     pub fn start(
         services: &Services,
         bind: SocketAddr,
         workers: Option<usize>,
     ) -> anyhow::Result<Self> {
-        let listener =
-            TcpListener::bind(bind).with_context(|| format!("cannot listen on {bind}"))?;
+        Self::start_with(
+            services,
+            ServerConfig {
+                workers,
+                ..ServerConfig::new(bind)
+            },
+        )
+    }
+
+    /// Binds the API's address (and the metrics address, if any) and starts serving in the
+    /// background. SIGTERM or SIGINT stops the API's server gracefully; [`Self::wait`] then
+    /// stops the metrics server.
+    pub fn start_with(services: &Services, config: ServerConfig) -> anyhow::Result<Self> {
+        Self::start_on(services, config.bind()?, config)
+    }
+
+    /// [`Self::start_with`] on listeners bound earlier by [`ServerConfig::bind`].
+    pub fn start_on(
+        services: &Services,
+        listeners: Listeners,
+        config: ServerConfig,
+    ) -> anyhow::Result<Self> {
+        let Listeners {
+            api: listener,
+            metrics: metrics_listener,
+        } = listeners;
         let addr = listener.local_addr()?;
-        let mut options = ServerOptions::default();
-        if let Some(workers) = workers {
+        let metrics_addr = metrics_listener
+            .as_ref()
+            .map(TcpListener::local_addr)
+            .transpose()?;
+
+        let mut options = ServerOptions {
+            shutdown_timeout: config.shutdown_timeout,
+            ..ServerOptions::default()
+        };
+        if let Some(workers) = config.workers {
             options.workers = workers;
         }
-        let server = shop_http::serve(listener, services.api_state(), options)?;
-        let handle = server.handle();
+        let mut operations = services.operations();
+        if metrics_listener.is_some() {
+            operations = operations.metrics_served_elsewhere();
+        }
+        let metrics = metrics_listener
+            .map(|listener| {
+                shop_http::serve_metrics(listener, services.api_state(), operations.clone())
+            })
+            .transpose()?
+            .map(Background::spawn);
+        let api = Background::spawn(shop_http::serve(
+            listener,
+            services.api_state(),
+            operations,
+            options,
+        )?);
         Ok(Self {
             addr,
-            handle,
-            task: tokio::spawn(server),
+            metrics_addr,
+            api,
+            metrics,
         })
     }
 
@@ -41,22 +153,38 @@ impl RunningServer {
         format!("http://{}", self.addr)
     }
 
-    /// Runs until the server stops (actix handles SIGINT/SIGTERM with a graceful shutdown).
+    /// Runs until the API's server stops (SIGTERM or SIGINT: it stops accepting, lets the
+    /// requests in flight finish within the shutdown timeout), then stops the metrics server.
     pub async fn wait(self) -> anyhow::Result<()> {
-        self.task.await.context("the server task failed")??;
-        Ok(())
+        let outcome = self.api.join().await;
+        if let Some(metrics) = self.metrics {
+            metrics.handle.stop(true).await;
+            metrics.join().await?;
+        }
+        outcome
     }
 
-    /// Asks the server to stop without waiting (for `Drop` impls, which cannot await).
+    /// Asks the servers to stop without waiting (for `Drop` impls, which cannot await).
     pub fn request_stop(&self) {
         // actix sends the stop command when `stop` is called; the returned future only waits
         // for completion, so dropping it still stops the server.
-        drop(self.handle.stop(false));
+        drop(self.api.handle.stop(false));
+        if let Some(metrics) = &self.metrics {
+            drop(metrics.handle.stop(false));
+        }
     }
 
     /// Stops accepting, lets in-flight requests finish, and waits for the workers.
     pub async fn stop(self) {
-        self.handle.stop(true).await;
-        let _ = self.task.await;
+        self.api.handle.stop(true).await;
+        let _ = self.api.task.await;
+        if let Some(metrics) = self.metrics {
+            metrics.handle.stop(true).await;
+            let _ = metrics.task.await;
+        }
     }
+}
+
+fn bind(address: SocketAddr) -> anyhow::Result<TcpListener> {
+    TcpListener::bind(address).with_context(|| format!("cannot listen on {address}"))
 }

@@ -5,9 +5,9 @@ use std::time::Duration;
 
 use anyhow::Context;
 use shop_domain::rate_limit::RateBudget;
-use shop_http::ApiState;
+use shop_http::{ApiState, Operations};
 use shop_persistence::{Database, DatabaseUrl, PoolOptions};
-use shop_ports::port::{Clock, RateLimitStore, SecretHasher};
+use shop_ports::port::{Clock, HealthCheck, RateLimitStore, SecretHasher};
 use shop_ports::usecase::{
     Authenticator, ClientDirectory, ImportShopData, KeyAdmin, LoyaltyOverview, OrderHistory,
     ProductCatalogue, RateLimiter, RateLimits, ShopAdmin, StockKeeper,
@@ -16,19 +16,21 @@ use shop_ports::usecase::{
 use crate::adapters::rate_limit::{
     DEFAULT_KEY_PREFIX, FallbackRateStore, InMemoryRateStore, RedisRateStore,
 };
-use crate::adapters::{Argon2Hasher, OsKeyMaterial, SystemClock, UuidV7Ids};
+use crate::adapters::{Argon2Hasher, OsKeyMaterial, RedisReadiness, SystemClock, UuidV7Ids};
 
 /// How long startup waits for Redis before serving anyway (on per-instance limits).
 const REDIS_STARTUP_CHECK: Duration = Duration::from_secs(1);
 
-/// What the services need beyond the database. `Default`: the spec's limits, kept in this
-/// process (right for a single instance, and for every command but `serve` and `demo`).
+/// What the services need beyond the database URL. `Default`: the spec's limits, kept in this
+/// process (right for a single instance, and for every command but `serve` and `demo`), and
+/// the default pool.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ServiceSettings {
     pub rate_limits: RateLimits,
     /// Where the rate-limit windows are shared between instances; `None` keeps them in the
     /// process.
     pub redis: Option<RedisSettings>,
+    pub pool: PoolOptions,
 }
 
 #[derive(Clone, PartialEq, Eq)]
@@ -79,6 +81,8 @@ pub struct Services {
     pub shops: ShopAdmin,
     pub keys: KeyAdmin,
     pub import: ImportShopData,
+    /// What `/readyz` checks: the database, then Redis when configured.
+    pub readiness: Vec<Arc<dyn HealthCheck>>,
 }
 
 impl Services {
@@ -97,9 +101,10 @@ impl Services {
         check_limits(&settings.rate_limits)?;
         let rate_store = rate_store(&settings)?;
         let url = DatabaseUrl::parse(database_url)?;
-        let database = Database::open(&url, PoolOptions::default())
+        let database = Database::open(&url, settings.pool)
             .await
-            .with_context(|| format!("cannot open the {} database", url.backend_name()))?;
+            .with_context(|| format!("cannot open the {} database {url}", url.backend_name()))?;
+        let mut readiness: Vec<Arc<dyn HealthCheck>> = vec![Arc::new(database.clone())];
         let rate_store: Arc<dyn RateLimitStore> = match rate_store {
             RateStore::Local(local) => Arc::new(local),
             RateStore::Shared(shared) => {
@@ -109,13 +114,25 @@ impl Services {
                         "rate limits are shared through Redis"
                     );
                 }
-                Arc::new(shared)
+                let shared = Arc::new(shared);
+                readiness.push(Arc::new(RedisReadiness(shared.clone())));
+                shared
             }
         };
-        Ok(Self::wire(database, rate_store, settings.rate_limits))
+        Ok(Self::wire(
+            database,
+            rate_store,
+            settings.rate_limits,
+            readiness,
+        ))
     }
 
-    fn wire(database: Database, rate_store: Arc<dyn RateLimitStore>, limits: RateLimits) -> Self {
+    fn wire(
+        database: Database,
+        rate_store: Arc<dyn RateLimitStore>,
+        limits: RateLimits,
+        readiness: Vec<Arc<dyn HealthCheck>>,
+    ) -> Self {
         let store = Arc::new(database.clone());
         let clock: Arc<dyn Clock> = Arc::new(SystemClock);
         let hasher: Arc<dyn SecretHasher> = Arc::new(Argon2Hasher::new());
@@ -143,6 +160,7 @@ impl Services {
             import: ImportShopData::new(store.clone(), store, clock.clone()),
             clock,
             database,
+            readiness,
         }
     }
 
@@ -156,6 +174,15 @@ impl Services {
             stock: self.stock.clone(),
             rate_limiter: self.rate_limiter.clone(),
         }
+    }
+
+    /// What one server's probes check and its metrics read. Each call makes a new metrics
+    /// registry: call it once per server.
+    pub fn operations(&self) -> Operations {
+        Operations::new(
+            self.readiness.clone(),
+            Some(Arc::new(self.database.clone())),
+        )
     }
 }
 

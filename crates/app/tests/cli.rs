@@ -1,6 +1,9 @@
-//! The `shop-api` command line as scripts use it: exit statuses, what goes to stdout; and
-//! `shop-api serve` processes sharing their rate limits through Redis.
+//! The `shop-api` command line as scripts use it: exit statuses, what goes to stdout;
+//! `shop-api serve` processes sharing their rate limits through Redis; and a server's life:
+//! startup errors, and a SIGTERM with requests in flight.
 
+#[path = "cli/lifecycle.rs"]
+mod lifecycle;
 #[path = "cli/serve.rs"]
 mod serve;
 
@@ -8,6 +11,12 @@ use std::path::Path;
 use std::process::{Command, Output};
 
 use serde_json::json;
+use shop_domain::catalogue::{ActiveFilter, Product, ProductListQuery};
+use shop_domain::order::{Order, OrderListQuery};
+use shop_domain::pagination::PageLimit;
+use shop_domain::shop::ShopSlug;
+use shop_persistence::{Database, DatabaseUrl, PoolOptions};
+use shop_ports::port::{CatalogueRepository, OrderRepository, ShopStore};
 
 struct Cli {
     dir: tempfile::TempDir,
@@ -23,10 +32,7 @@ impl Cli {
     /// `shop-api` on this test's database, with no configuration inherited from the caller.
     fn command(&self) -> Command {
         let mut command = Command::new(env!("CARGO_BIN_EXE_shop-api"));
-        command.env(
-            "DATABASE_URL",
-            format!("sqlite://{}", self.dir.path().join("cli.db").display()),
-        );
+        command.env("DATABASE_URL", self.database_url());
         for inherited in [
             "RUST_LOG",
             "BIND",
@@ -36,6 +42,11 @@ impl Cli {
             "RATE_LIMIT_READS_PER_MINUTE",
             "RATE_LIMIT_WRITES_PER_MINUTE",
             "AUTH_FAILURES_PER_MINUTE",
+            "LOG_FORMAT",
+            "METRICS_BIND",
+            "SHUTDOWN_TIMEOUT_SECONDS",
+            "DATABASE_POOL_SIZE",
+            "DATABASE_WAIT_TIMEOUT_MS",
         ] {
             command.env_remove(inherited);
         }
@@ -54,6 +65,40 @@ impl Cli {
             String::from_utf8_lossy(&output.stderr)
         );
         String::from_utf8(output.stdout).expect("utf-8 stdout")
+    }
+
+    fn database_url(&self) -> String {
+        format!("sqlite://{}", self.dir.path().join("cli.db").display())
+    }
+
+    /// The shop's first 100 products and orders, read through the API's repositories.
+    async fn first_pages(&self, slug: &str) -> (Vec<Product>, Vec<Order>) {
+        let url = DatabaseUrl::parse(&self.database_url()).expect("url");
+        let db = Database::open(&url, PoolOptions::default())
+            .await
+            .expect("open the database");
+        let slug = ShopSlug::parse(slug).expect("slug");
+        let shop = db
+            .find_shop_by_slug(&slug)
+            .await
+            .expect("read")
+            .expect("the shop exists");
+        let limit = PageLimit::new(100).expect("limit");
+        let products = ProductListQuery {
+            active: ActiveFilter::All,
+            limit,
+            ..ProductListQuery::default()
+        };
+        let orders = OrderListQuery {
+            limit,
+            ..OrderListQuery::default()
+        };
+        (
+            db.list_products(&shop.id, &products)
+                .await
+                .expect("products"),
+            db.list_orders(&shop.id, &orders).await.expect("orders"),
+        )
     }
 
     fn write(&self, name: &str, value: &serde_json::Value) -> String {
@@ -228,4 +273,81 @@ fn stock_movements_lists_for_a_shop_and_refuses_an_unknown_one() {
     let output = cli.run(&["stock", "movements", "--shop", "nowhere"]);
     assert_eq!(output.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&output.stderr).contains("nowhere"));
+}
+
+#[tokio::test]
+async fn seed_fills_a_new_shop_once_and_the_same_seed_makes_the_same_data() {
+    let (first, second) = (Cli::new(), Cli::new());
+    let args = [
+        "seed",
+        "--shop",
+        "bench",
+        "--products",
+        "40",
+        "--orders",
+        "150",
+        "--clients",
+        "20",
+    ];
+    let summary = first.ok(&args);
+    assert_eq!(summary.lines().count(), 1, "{summary}");
+    let (timing, counts) = summary
+        .trim_end()
+        .split_once("): ")
+        .expect("one summary line");
+    assert!(
+        timing.starts_with("seeded ") && timing.ends_with(" rows/s"),
+        "{summary}"
+    );
+    assert!(
+        counts.starts_with("40 products, ")
+            && counts.contains(" variants, 20 clients, 150 orders, ")
+            && counts.ends_with(" spins, 3 tiers"),
+        "{summary}"
+    );
+    let listed: usize = counts
+        .split(", ")
+        .map(|part| part.split(' ').next().and_then(|n| n.parse::<usize>().ok()))
+        .sum::<Option<usize>>()
+        .expect("numbers");
+    assert!(
+        timing.starts_with(&format!("seeded {listed} rows in ")),
+        "{summary}"
+    );
+
+    // The same seed into another database: the same rows, ids and timestamps included.
+    let again = second.ok(&args);
+    assert_eq!(
+        again.split_once("): ").map(|(_, c)| c.trim_end()),
+        Some(counts)
+    );
+    let seeded = first.first_pages("bench").await;
+    assert_eq!(seeded.0.len(), 40);
+    assert_eq!(seeded.1.len(), 101, "a page and the one after it");
+    assert_eq!(seeded, second.first_pages("bench").await);
+
+    // A shop with data is refused whole: exit 1, one error line, nothing on stdout or in it.
+    let output = first.run(&[
+        "seed",
+        "--shop",
+        "bench",
+        "--products",
+        "60",
+        "--orders",
+        "10",
+        "--clients",
+        "5",
+        "--seed",
+        "2",
+    ]);
+    assert_eq!(output.status.code(), Some(1));
+    assert!(output.stdout.is_empty());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    let errors: Vec<&str> = stderr
+        .lines()
+        .filter(|l| l.starts_with("error: "))
+        .collect();
+    assert_eq!(errors.len(), 1, "{stderr}");
+    assert!(errors[0].contains("`bench` already holds"), "{stderr}");
+    assert_eq!(first.first_pages("bench").await, seeded);
 }

@@ -9,6 +9,21 @@ pub fn fold_case(text: &str) -> String {
 
 pub const MAX_SEARCH_LEN: usize = 100;
 
+/// Refuses U+0000 in a text the service takes in (query parameter, body member, import value).
+/// PostgreSQL's `text` cannot hold it and SQLite's FTS5 query syntax cannot either, so taking it
+/// would make the two databases answer differently, or fail: it is refused where text enters.
+pub fn refuse_nul(text: &str) -> Result<(), ContainsNul> {
+    if text.contains('\0') {
+        Err(ContainsNul)
+    } else {
+        Ok(())
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("must not contain the NUL character (U+0000)")]
+pub struct ContainsNul;
+
 /// A case-folded, trimmed, non-empty search term of at most 100 characters.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SearchTerm(String);
@@ -74,6 +89,14 @@ mod tests {
     fn search_is_case_insensitive_beyond_ascii() {
         let term = SearchTerm::parse("  ÉCHARPE ").unwrap().unwrap();
         assert!(term.matches(&fold_case("Grande écharpe en laine")));
+    }
+
+    #[test]
+    fn nul_is_refused_anywhere_in_a_text() {
+        for text in ["\0", "ab\0cd", "abc\0"] {
+            assert_eq!(refuse_nul(text), Err(ContainsNul), "{text:?}");
+        }
+        assert_eq!(refuse_nul("tab\tand\nnewline are text"), Ok(()));
     }
 
     #[test]

@@ -14,8 +14,10 @@
 
 use actix_web::http::header::{self, HeaderMap};
 use actix_web::{HttpMessage as _, HttpRequest};
+use shop_domain::api_key::KeyPrefix;
+use shop_domain::id::ShopId;
 use shop_domain::scope::Operation;
-use shop_ports::usecase::{AuthError, Principal};
+use shop_ports::usecase::{AuthError, Principal, Rejection};
 
 use crate::ApiState;
 use crate::error::ApiError;
@@ -58,20 +60,77 @@ pub async fn authenticate(
     refuse_failing_client(state, token, &client).await?;
     let identified = match token {
         Some(token) => state.authenticator.identify(token).await,
-        None => Err(AuthError::Unauthorized),
+        None => {
+            let failure = AuthFailure::header(request.headers());
+            return refuse(request, state, &client, failure).await;
+        }
     };
     let principal = match identified {
         Ok(principal) => principal,
-        Err(AuthError::Unauthorized) => {
-            state.rate_limiter.record_failure(&client).await;
-            return Err(ApiError::Unauthorized);
+        Err(AuthError::Unauthorized(rejection)) => {
+            return refuse(request, state, &client, AuthFailure::Key(rejection)).await;
         }
         // An unreachable key store or a failing hasher is not the client's failure.
         Err(other) => return Err(other.into()),
     };
+    request.extensions_mut().insert(Caller {
+        key_prefix: principal.key_prefix.clone(),
+        shop_id: principal.shop.id.clone(),
+    });
     count(request, state, &principal).await?;
     principal.authorize(operation)?;
     Ok(principal)
+}
+
+/// Who made a request whose key authenticated; left in the request's extensions for its log
+/// line. The prefix is public (it is in the key listing); the secret is never kept.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Caller {
+    pub key_prefix: KeyPrefix,
+    pub shop_id: ShopId,
+}
+
+/// Why a request was answered 401; left in the request's extensions for its log line and the
+/// metrics. The response is the same whatever the cause.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum AuthFailure {
+    /// No `Authorization` header.
+    MissingHeader,
+    /// An `Authorization` header that is not one `Bearer <token>`.
+    MalformedHeader,
+    /// A bearer token that is not a usable key.
+    Key(Rejection),
+}
+
+impl AuthFailure {
+    fn header(headers: &HeaderMap) -> Self {
+        if headers.contains_key(header::AUTHORIZATION) {
+            Self::MalformedHeader
+        } else {
+            Self::MissingHeader
+        }
+    }
+
+    /// A stable snake_case name, for log fields and metric labels.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Self::MissingHeader => "missing_header",
+            Self::MalformedHeader => "malformed_header",
+            Self::Key(rejection) => rejection.as_str(),
+        }
+    }
+}
+
+/// Step 2's refusal: counted against the client address, remembered for the log line.
+async fn refuse(
+    request: &HttpRequest,
+    state: &ApiState,
+    client: &str,
+    failure: AuthFailure,
+) -> Result<Principal, ApiError> {
+    request.extensions_mut().insert(failure);
+    state.rate_limiter.record_failure(client).await;
+    Err(ApiError::Unauthorized)
 }
 
 /// Step 1. The in-process cache is asked first: a recently verified key skips the

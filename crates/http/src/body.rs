@@ -3,17 +3,22 @@
 //! `web::Json<T>` would read the body before the handler runs (so before authentication),
 //! accept any `Content-Type` ending in `+json`, stop at the first bad field and keep the last
 //! of two equal keys. Here a write handler authenticates first, then calls [`read_object`]:
-//! `Content-Type` must be `application/json` (parameters allowed), the body is read with the
-//! app's `PayloadConfig` (64 KiB, 413 beyond), must be JSON (`INVALID_JSON` otherwise) and an
-//! object. Its members are then checked like query parameters: unknown names, repeated names,
-//! missing and mistyped values all come back together in one 400 `VALIDATION_ERROR`.
+//! `Content-Type` must be `application/json` (parameters allowed); the body is read with the
+//! app's `PayloadConfig` (64 KiB, 413 beyond) within `BODY_READ_TIMEOUT` (408 beyond: a client
+//! trickling its body must not hold a connection and a handler); it must be JSON
+//! (`INVALID_JSON` otherwise) and an object. Its members are then checked like query
+//! parameters: unknown names, repeated names, missing and mistyped values all come back
+//! together in one 400 `VALIDATION_ERROR`.
 
+use actix_web::http::StatusCode;
 use actix_web::http::header::{self, HeaderMap};
 use actix_web::{FromRequest as _, HttpRequest, mime, web};
 use serde::de::{self, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::Value;
+use shop_domain::text::refuse_nul;
 
 use crate::error::{ApiError, FieldIssue};
+use crate::server::connection;
 
 /// The members of a JSON object body, each accepted name present at most once, plus the
 /// issues found so far.
@@ -36,8 +41,10 @@ pub async fn read_object(
     if !is_json_content_type(request.headers()) {
         return Err(ApiError::not_json_content_type());
     }
-    let body = web::Bytes::from_request(request, &mut payload.into_inner())
+    let read = web::Bytes::from_request(request, &mut payload.into_inner());
+    let body = actix_web::rt::time::timeout(connection::BODY_READ_TIMEOUT, read)
         .await
+        .map_err(|_elapsed| ApiError::from_status(StatusCode::REQUEST_TIMEOUT))?
         .map_err(|error| ApiError::unreadable_body(&error))?;
     JsonFields::parse(&body, accepted)
 }
@@ -124,7 +131,13 @@ impl JsonFields {
     /// A required string member.
     pub fn string(&mut self, name: &'static str) -> Option<String> {
         match self.take(name)? {
-            Value::String(text) => Some(text),
+            Value::String(text) => match refuse_nul(&text) {
+                Ok(()) => Some(text),
+                Err(nul) => {
+                    self.reject(name, nul.to_string());
+                    None
+                }
+            },
             _ => {
                 self.reject(name, "must be a string");
                 None
@@ -298,6 +311,17 @@ mod tests {
                 String::from_utf8_lossy(bad)
             );
         }
+    }
+
+    #[test]
+    fn a_string_holding_nul_is_refused() {
+        let mut fields = JsonFields::parse(br#"{"a": "x\u0000y", "n": 1}"#, ACCEPTED).unwrap();
+        assert_eq!(fields.string("a"), None);
+        assert_eq!(fields.integer("n"), Some(1));
+        assert_eq!(
+            issues(fields),
+            pairs(&[("a", "must not contain the NUL character (U+0000)")])
+        );
     }
 
     #[test]

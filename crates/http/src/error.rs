@@ -347,7 +347,7 @@ impl From<StoreError> for ApiError {
 impl From<AuthError> for ApiError {
     fn from(error: AuthError) -> Self {
         match error {
-            AuthError::Unauthorized => Self::Unauthorized,
+            AuthError::Unauthorized(_) => Self::Unauthorized,
             AuthError::Denied(denied) => Self::Forbidden(denied),
             AuthError::Store(store) => store.into(),
             AuthError::Hashing(hashing) => Self::internal(hashing),

@@ -7,7 +7,8 @@
 //! - Every response body of the API is JSON, and every error goes through `error::ApiError`,
 //!   the one place where failures become the spec's envelope
 //!   `{"error": {"code", "message", "details"?}}`. The only other bodies are the files of the
-//!   docs page (`openapi`, under `/docs/`).
+//!   docs page (`openapi`, under `/docs/`) and the operational routes outside `/api/v1`
+//!   (`operations`: the probes' own small JSON, including `/readyz`'s 503, and `/metrics`).
 //! - The OpenAPI document (`openapi`, served at `/api/v1/openapi.json` and committed as
 //!   `docs/openapi.json`) is generated from the handlers' `#[utoipa::path]` attributes and the
 //!   DTOs' `ToSchema`; a test fails when the committed copy differs.
@@ -33,15 +34,18 @@ mod body;
 mod dto;
 mod error;
 mod handlers;
+mod metrics;
 mod middleware;
 mod openapi;
+mod operations;
 mod query;
 mod rate_limit;
 mod routes;
 mod server;
 
 pub use openapi::openapi_json;
-pub use server::{ServerOptions, serve};
+pub use operations::Operations;
+pub use server::{ServerOptions, connection, serve, serve_app, serve_metrics};
 
 /// The use cases the handlers call; cloned into every actix worker.
 #[derive(Clone)]

@@ -13,6 +13,8 @@
 
 use std::fmt::Display;
 
+use shop_domain::text::refuse_nul;
+
 use crate::error::{ApiError, FieldIssue};
 
 /// The decoded parameters of one request, each accepted name present at most once, plus the
@@ -71,6 +73,10 @@ impl QueryParams {
         parse: impl FnOnce(&str) -> Result<T, E>,
     ) -> Option<T> {
         let (_, value) = self.values.iter().find(|(given, _)| *given == name)?;
+        if let Err(nul) = refuse_nul(value) {
+            self.issues.push(FieldIssue::new(name, nul.to_string()));
+            return None;
+        }
         match parse(value) {
             Ok(parsed) => Some(parsed),
             Err(problem) => {
@@ -195,6 +201,20 @@ mod tests {
         assert_eq!(params.get("n", |v| v.parse::<u8>()), Some(7));
         assert_eq!(params.get("m", |v| v.parse::<u8>()), None);
         assert!(params.finish().is_ok());
+    }
+
+    #[test]
+    fn a_nul_character_is_refused_before_the_value_is_parsed() {
+        let mut params = QueryParams::parse("q=ab%00cd&n=7", &["q", "n"]).unwrap();
+        assert_eq!(params.get("q", |v| Ok::<_, String>(v.to_owned())), None);
+        assert_eq!(params.get("n", |v| v.parse::<u8>()), Some(7));
+        assert_eq!(
+            issues(params.finish()),
+            [(
+                "q".to_owned(),
+                "must not contain the NUL character (U+0000)".to_owned()
+            )]
+        );
     }
 
     #[test]

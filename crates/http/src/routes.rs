@@ -33,7 +33,7 @@ pub fn configure(config: &mut web::ServiceConfig) {
 
 /// A resource answering GET and HEAD with `handler`. actix-http drops the body of HEAD
 /// responses itself and keeps the GET headers (including `Content-Length`).
-fn read<F, Args>(
+pub(crate) fn read<F, Args>(
     path: &str,
     handler: F,
 ) -> Resource<

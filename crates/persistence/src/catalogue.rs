@@ -1,7 +1,10 @@
 //! Reading products: the list page, one product, and the stored versions an import compares
 //! against. All three go through [`CatalogueQueries::load_products`], which costs exactly two
 //! queries whatever the number of products: one for the products (with category and brand
-//! names by LEFT JOIN), one for all their variants. No N+1.
+//! names by LEFT JOIN), one for all their variants. No N+1. A search (`q`) of three characters
+//! or more may cost one more on SQLite, which asks its search index first (see [`search`]).
+
+pub(crate) mod search;
 
 use std::collections::HashMap;
 
@@ -17,6 +20,7 @@ use crate::database::{Database, impl_for_each_backend, with_conn};
 use crate::error::DbError;
 use crate::rows::{ProductRow, VariantRow};
 use crate::schema::{brands, categories, products, variants};
+use search::ProductSearchIndex;
 
 /// Which products to load.
 #[derive(Clone, Copy)]
@@ -80,6 +84,15 @@ impl_for_each_backend! {
                                 .like(contains_pattern(term.as_str()))
                                 .escape('\\'),
                         );
+                        let candidates = self
+                            .search_candidates(shop, term, page.limit.get())
+                            .await?;
+                        if let Some(ids) = candidates {
+                            if ids.is_empty() {
+                                return Ok(Vec::new());
+                            }
+                            query = query.filter(products::id.eq_any(ids));
+                        }
                     }
                     if let Some(category) = &page.category {
                         query = query.filter(products::category_id.eq(category.as_str()));

@@ -92,8 +92,9 @@ fn unique_target(info: &dyn DatabaseErrorInformation) -> &'static str {
 }
 
 /// Errors that say "try again later" rather than "this is a bug": a lost or unusable
-/// connection, PostgreSQL's statement timeout, or SQLite still locked after `busy_timeout`.
-/// Neither of the last two has an error kind of its own in diesel, hence the messages.
+/// connection, PostgreSQL's statement timeout or shutdown, or SQLite still locked after
+/// `busy_timeout`. diesel gives none of the last three an error kind of its own, nor the
+/// SQLSTATE, hence the messages.
 fn is_unavailable(error: &QueryError) -> bool {
     match error {
         QueryError::DatabaseError(
@@ -102,11 +103,24 @@ fn is_unavailable(error: &QueryError) -> bool {
         ) => true,
         QueryError::DatabaseError(_, info) => {
             let message = info.message();
-            message.contains("statement timeout") || message.contains("database is locked")
+            UNAVAILABLE_MESSAGES
+                .iter()
+                .any(|fragment| message.contains(fragment))
         }
         _ => false,
     }
 }
+
+/// PostgreSQL's statement timeout (57014) and its operator interventions (57P01 shutdown,
+/// 57P02 crash of another backend, 57P03 starting up or shutting down): a query cut by a
+/// database restart is an outage the client should retry, not a bug. Then SQLite's busy lock.
+const UNAVAILABLE_MESSAGES: [&str; 5] = [
+    "statement timeout",
+    "terminating connection",
+    "the database system is",
+    "connection closed",
+    "database is locked",
+];
 
 #[cfg(test)]
 mod tests {
@@ -143,6 +157,14 @@ mod tests {
             database_error(DatabaseErrorKind::ClosedConnection, "gone"),
             database_error(DatabaseErrorKind::UnableToSendCommand, "gone"),
             database_error(DatabaseErrorKind::Unknown, "database is locked"),
+            database_error(
+                DatabaseErrorKind::Unknown,
+                "terminating connection due to administrator command",
+            ),
+            database_error(
+                DatabaseErrorKind::Unknown,
+                "the database system is shutting down",
+            ),
             database_error(
                 DatabaseErrorKind::Unknown,
                 "canceling statement due to statement timeout",

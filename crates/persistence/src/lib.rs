@@ -13,10 +13,12 @@
 //! client's private note) have row types of their own that only the import reads, so no API
 //! read can select them.
 
+mod bulk_load;
 mod catalogue;
 mod clients;
 mod database;
 mod error;
+mod health;
 mod import;
 mod keys;
 mod loyalty;

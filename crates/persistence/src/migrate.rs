@@ -16,8 +16,10 @@ use diesel_migrations::{EmbeddedMigrations, MigrationHarness, embed_migrations};
 
 use crate::database::{ConnectError, DatabaseUrl, sqlite_path};
 
-const SQLITE_MIGRATIONS: EmbeddedMigrations = embed_migrations!("../../migrations/sqlite");
-const POSTGRES_MIGRATIONS: EmbeddedMigrations = embed_migrations!("../../migrations/postgres");
+pub(crate) const SQLITE_MIGRATIONS: EmbeddedMigrations =
+    embed_migrations!("../../migrations/sqlite");
+pub(crate) const POSTGRES_MIGRATIONS: EmbeddedMigrations =
+    embed_migrations!("../../migrations/postgres");
 
 /// Set before migrating SQLite. WAL is a property of the file, so it is set once here too;
 /// foreign keys stay off, as SQLite's table-rebuild procedure for migrations requires.

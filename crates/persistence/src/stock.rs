@@ -9,6 +9,7 @@
 mod adjust;
 
 use async_trait::async_trait;
+use diesel::dsl::exists;
 use diesel::prelude::*;
 use diesel_async::RunQueryDsl;
 use shop_domain::id::{ShopId, VariantId};
@@ -30,14 +31,51 @@ impl StockRepository for Database {
         query: &StockListQuery,
     ) -> Result<Vec<StockEntry>, StoreError> {
         let rows: Vec<StockEntryRow> = with_conn!(self, |conn| {
-            let mut select = variants::table
+            // The page: chosen on `variants` alone, walking (shop, id) in order and stopping at
+            // `limit + 1`; the product's conditions are an EXISTS on it.
+            let product = products::table
+                .filter(products::id.eq(variants::product_id))
+                .filter(products::shop_id.eq(variants::shop_id))
+                .select(products::id);
+            let mut page = variants::table
+                .filter(variants::shop_id.eq(shop.as_str()))
+                .select(variants::id)
+                .order(variants::id.asc())
+                .limit(i64::try_from(query.limit.get() + 1).unwrap_or(i64::MAX))
+                .into_boxed();
+            // `StockEntry::is_low_stock`: tracked and at or below the threshold.
+            page = if query.tracked_only || query.low_stock_only {
+                page.filter(exists(product.filter(products::track_stock.eq(true))))
+            } else {
+                page.filter(exists(product))
+            };
+            if query.low_stock_only {
+                page = page.filter(variants::stock.le(variants::low_stock_threshold));
+            }
+            if let Some(after) = &query.after {
+                page = page.filter(variants::id.gt(after.as_str()));
+            }
+            if let Some(product) = &query.product_id {
+                page = page.filter(variants::product_id.eq(product.as_str()));
+            }
+            if let Some(term) = &query.search {
+                page = page.filter(
+                    variants::search_text
+                        .like(contains_pattern(term.as_str()))
+                        .escape('\\'),
+                );
+            }
+            // The page's lines. Deliberately no condition on `shop_id` here (the page has
+            // them): SQLite would carry `shop_id = ?` over to `products` through the join and,
+            // without ANALYZE statistics, which take any equality on shop_id for about ten
+            // rows, start from the shop's products and sort all their variants.
+            variants::table
                 .inner_join(
                     products::table.on(products::id
                         .eq(variants::product_id)
                         .and(products::shop_id.eq(variants::shop_id))),
                 )
-                .filter(variants::shop_id.eq(shop.as_str()))
-                .filter(products::shop_id.eq(shop.as_str()))
+                .filter(variants::id.eq_any(page))
                 // In `StockEntryRow`'s field order.
                 .select((
                     variants::id,
@@ -53,33 +91,8 @@ impl StockRepository for Database {
                     products::active,
                 ))
                 .order(variants::id.asc())
-                .into_boxed();
-            if let Some(after) = &query.after {
-                select = select.filter(variants::id.gt(after.as_str()));
-            }
-            if let Some(product) = &query.product_id {
-                select = select.filter(variants::product_id.eq(product.as_str()));
-            }
-            if let Some(term) = &query.search {
-                select = select.filter(
-                    variants::search_text
-                        .like(contains_pattern(term.as_str()))
-                        .escape('\\'),
-                );
-            }
-            if query.tracked_only {
-                select = select.filter(products::track_stock.eq(true));
-            }
-            if query.low_stock_only {
-                // `StockEntry::is_low_stock`: tracked and at or below the threshold.
-                select = select.filter(
-                    products::track_stock
-                        .eq(true)
-                        .and(variants::stock.le(variants::low_stock_threshold)),
-                );
-            }
-            let overfetch = i64::try_from(query.limit.get() + 1).unwrap_or(i64::MAX);
-            select.limit(overfetch).load(conn).await
+                .load(conn)
+                .await
         })?;
         Ok(rows
             .into_iter()

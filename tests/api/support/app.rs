@@ -21,6 +21,7 @@ pub enum Backend {
 /// A running server with its own database. Fields are dropped in order: server first, then
 /// the database it used.
 pub struct TestApp {
+    pub backend: Backend,
     pub services: Services,
     server: Option<RunningServer>,
     client: reqwest::Client,
@@ -109,6 +110,7 @@ impl TestApp {
         let server = RunningServer::start(&services, bind, Some(2)).expect("start the server");
         let base_url = server.base_url();
         Some(Self {
+            backend,
             services,
             server: Some(server),
             client: reqwest::Client::builder()

@@ -1,7 +1,9 @@
 //! The test harness: the real server, in-process, on a fresh database per test.
 
 mod app;
-mod postgres;
+pub mod logs;
+pub mod postgres;
+pub mod proxy;
 
 pub use app::{Backend, Reply, TestApp};
 

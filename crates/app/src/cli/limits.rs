@@ -59,6 +59,7 @@ impl RateLimitArgs {
                     url: url.to_owned(),
                     key_prefix: self.redis_key_prefix.clone(),
                 }),
+            ..ServiceSettings::default()
         }
     }
 }

@@ -2,10 +2,12 @@
 
 mod limits;
 mod run;
+mod seed;
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::str::FromStr;
+use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand};
 use shop_domain::Timestamp;
@@ -13,10 +15,13 @@ use shop_domain::api_key::KeyPrefix;
 use shop_domain::id::VariantId;
 use shop_domain::scope::ScopeSet;
 use shop_domain::shop::{ShopSlug, SubscriptionStatus};
+use shop_persistence::PoolOptions;
 
 pub use limits::RateLimitArgs;
 pub use run::{describe, run};
 
+use crate::server::ServerConfig;
+use crate::services::ServiceSettings;
 use crate::telemetry::LogFormat;
 
 pub const DEFAULT_DATABASE_URL: &str = "sqlite://data/shop.db";
@@ -61,6 +66,25 @@ pub enum Command {
         shop: ShopSlug,
         file: PathBuf,
     },
+    /// Fill an empty shop (created if missing) with deterministic synthetic data, in large
+    /// batches; print one summary line with the rows per second.
+    Seed(SeedArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct SeedArgs {
+    /// The shop's slug, at most 51 characters (its rows' ids start with it).
+    #[arg(long, value_parser = parse_slug)]
+    pub shop: ShopSlug,
+    #[arg(long)]
+    pub products: usize,
+    #[arg(long)]
+    pub orders: usize,
+    #[arg(long)]
+    pub clients: usize,
+    /// The same seed makes the same data, byte for byte.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
 }
 
 #[derive(Debug, Args)]
@@ -68,10 +92,47 @@ pub struct ServeArgs {
     #[arg(long, env = "BIND", default_value = "127.0.0.1:8080")]
     pub bind: SocketAddr,
     /// HTTP worker threads (default: one per core).
-    #[arg(long, env = "WORKERS")]
+    #[arg(long, env = "WORKERS", value_parser = at_least_one_worker)]
     pub workers: Option<usize>,
+    /// Serve `GET /metrics` only on this address (e.g. a private interface), not on `--bind`.
+    #[arg(long, env = "METRICS_BIND")]
+    pub metrics_bind: Option<SocketAddr>,
+    /// Seconds the requests in flight get to finish after SIGTERM or SIGINT.
+    #[arg(long, env = "SHUTDOWN_TIMEOUT_SECONDS", default_value_t = 30)]
+    pub shutdown_timeout_seconds: u64,
+    /// Database connections kept open at most.
+    #[arg(long, env = "DATABASE_POOL_SIZE", value_parser = clap::value_parser!(u16).range(1..),
+          default_value_t = 8)]
+    pub database_pool_size: u16,
+    /// Milliseconds a query waits for a database connection (including connecting) before
+    /// the request is answered 503.
+    #[arg(long, env = "DATABASE_WAIT_TIMEOUT_MS", value_parser = clap::value_parser!(u64).range(1..),
+          default_value_t = 5_000)]
+    pub database_wait_timeout_ms: u64,
     #[command(flatten)]
     pub limits: RateLimitArgs,
+}
+
+impl ServeArgs {
+    /// The services' settings: rate limits, Redis, and the pool.
+    pub fn settings(&self) -> ServiceSettings {
+        ServiceSettings {
+            pool: PoolOptions {
+                max_size: usize::from(self.database_pool_size),
+                wait_timeout: Duration::from_millis(self.database_wait_timeout_ms),
+            },
+            ..self.limits.settings()
+        }
+    }
+
+    pub fn server_config(&self) -> ServerConfig {
+        ServerConfig {
+            bind: self.bind,
+            workers: self.workers,
+            metrics_bind: self.metrics_bind,
+            shutdown_timeout: Duration::from_secs(self.shutdown_timeout_seconds),
+        }
+    }
 }
 
 #[derive(Debug, Subcommand)]
@@ -131,6 +192,14 @@ pub enum KeyCommand {
         #[arg(value_parser = parse_prefix)]
         prefix: KeyPrefix,
     },
+}
+
+fn at_least_one_worker(text: &str) -> Result<usize, String> {
+    match text.trim().parse::<usize>() {
+        Ok(0) => Err("must be at least 1".to_owned()),
+        Ok(workers) => Ok(workers),
+        Err(_) => Err(format!("expected a whole number of threads, got `{text}`")),
+    }
 }
 
 fn parse_slug(text: &str) -> Result<ShopSlug, String> {

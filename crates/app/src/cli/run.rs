@@ -7,22 +7,26 @@ use shop_ports::port::ImportReport;
 use shop_ports::usecase::{ImportError, NewKey, NewShop, ShopChange};
 
 use super::{Cli, Command, KeyCommand, ServeArgs, ShopCommand, StockCommand};
-use crate::server::RunningServer;
+use crate::server::{Listeners, RunningServer, ServerConfig};
 use crate::services::{ServiceSettings, Services};
 use crate::{demo, import_file};
 
 pub async fn run(cli: Cli) -> anyhow::Result<()> {
-    // Only the serving commands rate-limit, so only they connect to Redis.
-    let settings = match &cli.command {
-        Command::Serve(args) | Command::Demo(args) => args.limits.settings(),
-        _ => ServiceSettings::default(),
+    // Only the serving commands rate-limit, so only they connect to Redis. They take their
+    // addresses first: a port in use is reported before the database is even opened.
+    let (settings, listeners) = match &cli.command {
+        Command::Serve(args) | Command::Demo(args) => {
+            (args.settings(), Some(args.server_config().bind()?))
+        }
+        _ => (ServiceSettings::default(), None),
     };
     let services = Services::open_with(&cli.database_url, settings).await?;
     match cli.command {
-        Command::Serve(args) => serve(&services, args).await,
+        Command::Serve(args) => serve(&services, args, listeners).await,
         Command::Demo(args) => {
             let key = demo::prepare(&services).await?;
-            let server = RunningServer::start(&services, args.bind, args.workers)?;
+            let config = args.server_config();
+            let server = RunningServer::start_on(&services, bound(listeners, &config)?, config)?;
             let mut out = std::io::stdout().lock();
             writeln!(
                 out,
@@ -35,7 +39,9 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
             )?;
             drop(out);
             tracing::info!(addr = %server.addr, "serving the demo shop");
-            server.wait().await
+            server.wait().await?;
+            services.database.close();
+            Ok(())
         }
         Command::Shop(command) => shop(&services, command).await,
         Command::Key(command) => key(&services, command).await,
@@ -79,6 +85,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
             eprintln!("imported into {shop}: {}", describe(&report));
             Ok(())
         }
+        Command::Seed(args) => super::seed::run(&services, args).await,
     }
 }
 
@@ -117,10 +124,30 @@ fn refusal(problems: &[shop_domain::import::ImportProblem]) -> anyhow::Error {
     )
 }
 
-async fn serve(services: &Services, args: ServeArgs) -> anyhow::Result<()> {
-    let server = RunningServer::start(services, args.bind, args.workers)?;
-    tracing::info!(addr = %server.addr, backend = services.database.backend_name(), "serving");
-    server.wait().await
+/// Serves until SIGTERM or SIGINT, then lets the requests in flight finish (each one's
+/// transaction commits or rolls back whole), closes the pool, and returns: exit status 0.
+async fn serve(
+    services: &Services,
+    args: ServeArgs,
+    listeners: Option<Listeners>,
+) -> anyhow::Result<()> {
+    let config = args.server_config();
+    let server = RunningServer::start_on(services, bound(listeners, &config)?, config)?;
+    tracing::info!(
+        addr = %server.addr,
+        metrics_addr = server.metrics_addr.map(|addr| addr.to_string()),
+        backend = services.database.backend_name(),
+        "serving"
+    );
+    server.wait().await?;
+    services.database.close();
+    tracing::info!("stopped");
+    Ok(())
+}
+
+/// The listeners bound at the start of `run`, or bound now.
+fn bound(listeners: Option<Listeners>, config: &ServerConfig) -> anyhow::Result<Listeners> {
+    listeners.map_or_else(|| config.bind(), Ok)
 }
 
 async fn shop(services: &Services, command: ShopCommand) -> anyhow::Result<()> {

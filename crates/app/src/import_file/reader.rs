@@ -9,7 +9,7 @@ use serde_json::{Map, Value};
 use shop_domain::id::InvalidId;
 use shop_domain::import::ImportProblem;
 use shop_domain::money::Cents;
-use shop_domain::text::parse_label;
+use shop_domain::text::{parse_label, refuse_nul};
 use shop_ports::port::IdGenerator;
 
 pub struct Reader<'a> {
@@ -122,7 +122,13 @@ impl<'v> Object<'v> {
 
     pub fn optional_string(&self, reader: &mut Reader<'_>, key: &str) -> Option<String> {
         match self.get(key)? {
-            Value::String(text) => Some(text.clone()),
+            Value::String(text) => match refuse_nul(text) {
+                Ok(()) => Some(text.clone()),
+                Err(nul) => {
+                    reader.problem(self.path(key), nul.to_string());
+                    None
+                }
+            },
             other => {
                 self.wrong_type(reader, key, "a string", other);
                 None

@@ -91,6 +91,22 @@ fn every_problem_is_reported_with_its_path() {
 }
 
 #[test]
+fn a_nul_character_in_any_text_is_refused_with_its_path() {
+    let mut value = product();
+    value["sku"] = json!("BOL\u{0}");
+    value["variants"][0]["label"] = json!("Bl\u{0}eu");
+    let found = problems(json!({ "products": [value] }));
+    for path in ["products[0].sku", "products[0].variants[0].label"] {
+        assert!(
+            found.contains(&format!(
+                "{path}: must not contain the NUL character (U+0000)"
+            )),
+            "{path}: {found:?}"
+        );
+    }
+}
+
+#[test]
 fn required_fields_and_negative_prices_are_refused() {
     let found = problems(
         json!({"products": [{"priceCents": -1, "taxRate": "20.00", "variants": [{"priceCents": 1}]}]}),

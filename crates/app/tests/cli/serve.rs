@@ -28,14 +28,14 @@ fn test_redis_url() -> Option<String> {
 }
 
 /// A `shop-api serve` process, killed when dropped (pass or fail).
-struct Server {
-    child: Child,
-    addr: SocketAddr,
+pub(super) struct Server {
+    pub(super) child: Child,
+    pub(super) addr: SocketAddr,
     log: PathBuf,
 }
 
 impl Server {
-    fn start(cli: &Cli, env: &[(&str, &str)]) -> Self {
+    pub(super) fn start(cli: &Cli, env: &[(&str, &str)]) -> Self {
         let addr = free_port();
         let log = cli.dir.path().join(format!("serve-{}.log", addr.port()));
         let child = cli
@@ -65,7 +65,7 @@ impl Server {
         }
     }
 
-    fn log(&self) -> String {
+    pub(super) fn log(&self) -> String {
         std::fs::read_to_string(&self.log).unwrap_or_default()
     }
 

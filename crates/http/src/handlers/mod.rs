@@ -3,6 +3,7 @@
 
 pub mod clients;
 pub mod fallback;
+pub mod health;
 pub mod loyalty;
 pub mod me;
 pub mod orders;

@@ -1,8 +1,12 @@
-//! Middleware. App-wide, outermost first (see `server::app`): `TracingLogger` (request id,
-//! span), then [`rate_limit_headers::add`] (the budget of a valid key on every response), then
-//! [`envelope::finish`] (envelope, `X-Request-Id`, 5xx log line). Around each resource (see
+//! Middleware. App-wide, outermost first (see `server::app`): [`observe::observe`] (request
+//! id, span, the request's log line and metrics, `X-Request-Id`), then
+//! [`rate_limit_headers::add`] (the budget of a valid key on every response), then
+//! [`envelope::finish`] (head limits, envelope, 5xx log line). Around each resource (see
 //! `routes`): [`catch_panic::catch_panic`].
 
 pub mod catch_panic;
 pub mod envelope;
+pub mod limits;
+pub mod observe;
 pub mod rate_limit_headers;
+pub mod request_id;

@@ -43,7 +43,7 @@ use shop_ports::usecase::{
 };
 
 use crate::server::app;
-use crate::{ApiState, routes};
+use crate::{ApiState, Operations, routes};
 
 pub const PREFIX: &str = "0a1b2c3d";
 const HASH: &str = "$argon2id$test-hash";
@@ -166,6 +166,7 @@ pub struct TestApi {
     loyalty: MockLoyaltyRepository,
     stock: MockStockRepository,
     rate_limiter: Arc<RateLimiter>,
+    operations: Operations,
 }
 
 impl TestApi {
@@ -184,6 +185,7 @@ impl TestApi {
             loyalty: MockLoyaltyRepository::new(),
             stock: MockStockRepository::new(),
             rate_limiter: rate_limiter(RateLimits::default()),
+            operations: Operations::default(),
         }
     }
 
@@ -229,6 +231,12 @@ impl TestApi {
         self
     }
 
+    /// By default: no readiness checks, no pool, metrics on the API's address.
+    pub fn operations(mut self, operations: Operations) -> Self {
+        self.operations = operations;
+        self
+    }
+
     pub fn state(self) -> ApiState {
         let clock = Arc::new(fixed_clock());
         let mut ids = MockIdGenerator::new();
@@ -256,7 +264,8 @@ impl TestApi {
 
     /// The requests in turn on ONE App, so that they share its authentication cache.
     pub async fn send_all(self, requests: Vec<TestRequest>) -> Vec<Reply> {
-        let service = test::init_service(app(self.state(), |config| {
+        let operations = self.operations.clone();
+        let service = test::init_service(app(self.state(), operations, |config| {
             routes::configure(config);
             test_routes(config);
         }))

@@ -6,7 +6,15 @@ use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
 use tokio::net::TcpStream;
 
 use super::{TestApi, full_product, key};
-use crate::{ServerOptions, serve};
+use crate::{Operations, ServerOptions, serve};
+
+fn one_worker() -> ServerOptions {
+    ServerOptions {
+        workers: 1,
+        stop_on_signals: false,
+        ..ServerOptions::default()
+    }
+}
 
 async fn exchange(address: std::net::SocketAddr, method: &str) -> String {
     let mut stream = TcpStream::connect(address).await.unwrap();
@@ -55,7 +63,7 @@ async fn serves_on_a_bound_listener_and_head_has_no_body() {
     let state = TestApi::new().repository(repository).state();
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
     let address = listener.local_addr().unwrap();
-    let server = serve(listener, state, ServerOptions { workers: 1 }).unwrap();
+    let server = serve(listener, state, Operations::default(), one_worker()).unwrap();
     let handle = server.handle();
     actix_web::rt::spawn(server);
 
@@ -81,10 +89,15 @@ async fn serves_on_a_bound_listener_and_head_has_no_body() {
 #[test]
 fn zero_workers_is_refused_rather_than_a_panic() {
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let no_worker = ServerOptions {
+        workers: 0,
+        ..one_worker()
+    };
     let result = serve(
         listener,
         TestApi::new().state(),
-        ServerOptions { workers: 0 },
+        Operations::default(),
+        no_worker,
     );
     assert!(result.is_err());
 }

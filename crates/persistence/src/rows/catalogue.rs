@@ -53,10 +53,12 @@ pub(crate) struct ProductRow {
     pub category_id: Option<String>,
     pub brand_id: Option<String>,
     /// Written with every row, never needed when reading one (search filters on the column
-    /// in SQL): reads select an empty string instead of carrying the text over the wire.
+    /// in SQL): reads select an empty string instead of carrying the text over the wire. A
+    /// bound `''`, not an SQL literal: diesel never caches a statement holding a literal, which
+    /// made every read prepared anew (and planned anew on PostgreSQL).
     #[diesel(
-        select_expression = diesel::dsl::sql::<diesel::sql_types::Text>("''"),
-        select_expression_type = diesel::expression::SqlLiteral<diesel::sql_types::Text>
+        select_expression = diesel::IntoSql::into_sql::<diesel::sql_types::Text>(""),
+        select_expression_type = diesel::dsl::AsExprOf<&'static str, diesel::sql_types::Text>
     )]
     pub search_text: String,
     pub created_at_ms: i64,
@@ -164,10 +166,12 @@ pub(crate) struct VariantRow {
     pub active: bool,
     pub position: i32,
     /// Written with every row, never needed when reading one (search filters on the column
-    /// in SQL): reads select an empty string instead of carrying the text over the wire.
+    /// in SQL): reads select an empty string instead of carrying the text over the wire. A
+    /// bound `''`, not an SQL literal: diesel never caches a statement holding a literal, which
+    /// made every read prepared anew (and planned anew on PostgreSQL).
     #[diesel(
-        select_expression = diesel::dsl::sql::<diesel::sql_types::Text>("''"),
-        select_expression_type = diesel::expression::SqlLiteral<diesel::sql_types::Text>
+        select_expression = diesel::IntoSql::into_sql::<diesel::sql_types::Text>(""),
+        select_expression_type = diesel::dsl::AsExprOf<&'static str, diesel::sql_types::Text>
     )]
     pub search_text: String,
 }

@@ -7,12 +7,14 @@
 //! Confidential columns (a client's note, an order's signatures) have row types of their own,
 //! read only by the import: the rows the API's reads select cannot carry them.
 
+mod bulk;
 mod catalogue;
 mod clients;
 mod loyalty;
 mod orders;
 mod stock;
 
+pub(crate) use bulk::NewClientRow;
 pub(crate) use catalogue::{BrandRow, CategoryRow, ProductRow, VariantRow};
 pub(crate) use clients::{ClientConfidentialRow, ClientRow, ClientSearchRow};
 pub(crate) use loyalty::{SpinRow, TicketRow, TierRow};

@@ -1,3 +1,5 @@
+mod search;
+
 use std::sync::atomic::Ordering;
 
 use diesel_async::{AsyncConnection, AsyncPgConnection};
@@ -10,7 +12,7 @@ use shop_ports::port::CatalogueRepository;
 use super::fixtures::{
     at, brand, category, imported, imported_at, product, store_products, two_shops, variant,
 };
-use super::{counter, test_databases};
+use super::{cache_counter, counter, test_databases};
 use crate::DatabaseUrl;
 use crate::catalogue::{CatalogueQueries, Selection};
 use crate::database::SqliteConn;
@@ -270,5 +272,53 @@ async fn a_page_costs_two_queries_whatever_its_size() {
         assert_eq!(loaded.len(), 26, "{}", t.backend());
         assert!(loaded.iter().all(|p| p.variants.len() == 3));
         assert_eq!(count.load(Ordering::SeqCst), 2, "{}", t.backend());
+    }
+}
+
+/// The page query is prepared once per connection and reused: a statement diesel may not
+/// cache (an SQL literal in it) is compiled on every request, and on PostgreSQL planned anew
+/// each time (the products page cost PostgreSQL 0.82 ms of CPU instead of 0.19 ms).
+#[tokio::test]
+async fn the_page_query_is_prepared_once_per_connection() {
+    for t in test_databases().await {
+        let (a, _) = two_shops(&t.db).await;
+        let products = (0..3)
+            .map(|n| imported(product(&format!("p{n}"))))
+            .collect();
+        store_products(&t.db, &a, products).await;
+        let page = ProductListQuery {
+            limit: PageLimit::new(2).unwrap(),
+            ..query()
+        };
+        let (cached, instrumentation) = cache_counter();
+        let mut after_each = Vec::new();
+        match &t.url {
+            DatabaseUrl::Sqlite(path) => {
+                let mut conn = SqliteConn::establish(path.to_str().unwrap()).await.unwrap();
+                conn.set_instrumentation(instrumentation);
+                for _ in 0..2 {
+                    conn.load_products(&a.id, Selection::Page(&page))
+                        .await
+                        .unwrap();
+                    after_each.push(cached.load(Ordering::SeqCst));
+                }
+            }
+            DatabaseUrl::Postgres(url) => {
+                let mut conn = AsyncPgConnection::establish(url).await.unwrap();
+                conn.set_instrumentation(instrumentation);
+                for _ in 0..2 {
+                    conn.load_products(&a.id, Selection::Page(&page))
+                        .await
+                        .unwrap();
+                    after_each.push(cached.load(Ordering::SeqCst));
+                }
+            }
+        }
+        let backend = t.backend();
+        assert!(
+            after_each[0] >= 1,
+            "{backend}: nothing cached: {after_each:?}"
+        );
+        assert_eq!(after_each[0], after_each[1], "{backend}: prepared again");
     }
 }

@@ -2,6 +2,7 @@
 //! `TEST_DATABASE_URL` names a PostgreSQL server, on a fresh database created there and dropped
 //! afterwards. All in this one module, so the crate has one test binary.
 
+mod bulk_load;
 mod catalogue;
 mod clients;
 mod fixtures;
@@ -63,9 +64,13 @@ pub(crate) async fn test_databases() -> Vec<TestDb> {
 }
 
 pub(crate) async fn sqlite() -> TestDb {
+    sqlite_with(PoolOptions::default()).await
+}
+
+pub(crate) async fn sqlite_with(options: PoolOptions) -> TestDb {
     let dir = tempfile::tempdir().unwrap();
     let url = DatabaseUrl::Sqlite(dir.path().join("shop.db"));
-    let db = Database::open(&url, PoolOptions::default()).await.unwrap();
+    let db = Database::open(&url, options).await.unwrap();
     TestDb {
         db,
         url,
@@ -161,6 +166,18 @@ pub(crate) fn counter() -> (Arc<AtomicUsize>, impl Instrumentation) {
     let seen = Arc::clone(&count);
     let instrumentation = move |event: InstrumentationEvent<'_>| {
         if matches!(event, InstrumentationEvent::StartQuery { .. }) {
+            seen.fetch_add(1, Ordering::SeqCst);
+        }
+    };
+    (count, instrumentation)
+}
+
+/// Counts the statements a connection adds to its prepared-statement cache.
+pub(crate) fn cache_counter() -> (Arc<AtomicUsize>, impl Instrumentation) {
+    let count = Arc::new(AtomicUsize::new(0));
+    let seen = Arc::clone(&count);
+    let instrumentation = move |event: InstrumentationEvent<'_>| {
+        if matches!(event, InstrumentationEvent::CacheQuery { .. }) {
             seen.fetch_add(1, Ordering::SeqCst);
         }
     };

@@ -280,3 +280,47 @@ async fn a_page_of_100_orders_costs_two_queries_whatever_their_items() {
         assert_eq!(count.load(Ordering::SeqCst), 2, "{}", t.backend());
     }
 }
+
+#[tokio::test]
+async fn deep_pages_over_ties_have_no_duplicate_and_no_gap() {
+    // Four orders per millisecond, ids unrelated to time, every fifth one ready.
+    let orders: Vec<Order> = (0..160_i64)
+        .map(|n| {
+            let mut o = order(&format!("o{:03}", (n * 37) % 160), 1_000 + n / 4);
+            if n % 5 == 0 {
+                o.status = OrderStatus::Ready;
+            }
+            o
+        })
+        .collect();
+    let mut newest_first: Vec<&Order> = orders.iter().collect();
+    newest_first.sort_by(|x, y| (y.created_at, &y.id).cmp(&(x.created_at, &x.id)));
+    for t in test_databases().await {
+        let (a, _) = two_shops(&t.db).await;
+        store_orders(&t, &a, orders.clone()).await;
+        for status in [None, Some(OrderStatus::Ready)] {
+            let expected: Vec<&str> = newest_first
+                .iter()
+                .filter(|o| status.is_none_or(|s| o.status == s))
+                .map(|o| o.id.as_str())
+                .collect();
+            let mut page = OrderListQuery {
+                status,
+                limit: PageLimit::new(7).unwrap(),
+                ..OrderListQuery::default()
+            };
+            let mut seen = Vec::new();
+            loop {
+                let rows = list(&t, &a, &page).await;
+                let has_more = rows.len() == 8;
+                let kept: Vec<Order> = rows.into_iter().take(7).collect();
+                page.before = kept.last().map(|o| (o.created_at, o.id.clone()));
+                seen.extend(kept.into_iter().map(|o| o.id.into_string()));
+                if !has_more {
+                    break;
+                }
+            }
+            assert_eq!(seen, expected, "{} {status:?}", t.backend());
+        }
+    }
+}

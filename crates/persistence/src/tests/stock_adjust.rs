@@ -9,7 +9,10 @@ use shop_ports::port::{AdjustmentOutcome, CatalogueRepository, StockRepository};
 use super::fixtures::{
     KEY_A, adjustment, at, imported, imported_at, keyed_shops, product, store_products,
 };
-use super::{TestDb, test_databases};
+use super::{TestDb, sqlite_with, test_databases};
+use crate::PoolOptions;
+use shop_ports::StoreError;
+use std::time::Duration;
 
 /// The variant's stock as listed.
 pub(super) async fn stock_of(t: &TestDb, shop: &Shop, variant: &str) -> Option<i64> {
@@ -204,4 +207,31 @@ async fn movements_are_listed_newest_first_per_shop_and_variant() {
         assert!(listed(Some("pb-v0")).await.is_empty(), "{backend}");
         assert_eq!(movement_count(&t, &b.id).await, 1, "{backend}");
     }
+}
+
+/// SQLite writers of this process queue for their turn (`Database::write_turn`). One that
+/// waits longer than the pool's wait timeout fails as unavailable (503 for the API) instead
+/// of hanging, and writes go through again once the turn is free.
+#[tokio::test]
+async fn a_sqlite_writer_gives_up_after_the_wait_timeout_then_writes_again() {
+    let t = sqlite_with(PoolOptions {
+        max_size: 4,
+        wait_timeout: Duration::from_millis(200),
+    })
+    .await;
+    let (a, _) = keyed_shops(&t.db).await;
+    store_products(&t.db, &a, vec![imported(product("p1"))]).await;
+
+    let held = t.db.write_turn().await.unwrap();
+    let refused = t.db.adjust_stock(&adjustment(&a, "p1-v0", 1, 7_000)).await;
+    assert!(
+        matches!(refused, Err(StoreError::Unavailable(_))),
+        "{refused:?}"
+    );
+    assert_eq!(stock_of(&t, &a, "p1-v0").await, Some(4), "reads never wait");
+    drop(held);
+
+    let applied = t.db.adjust_stock(&adjustment(&a, "p1-v0", 1, 8_000)).await;
+    assert!(applied.is_ok(), "{applied:?}");
+    assert_eq!(stock_of(&t, &a, "p1-v0").await, Some(5));
 }

@@ -1,7 +1,9 @@
 //! Outbound ports.
 
+mod bulk_load;
 mod catalogue;
 mod clients;
+mod health;
 mod import;
 mod keys;
 mod loyalty;
@@ -11,8 +13,10 @@ mod runtime;
 mod shops;
 mod stock;
 
+pub use bulk_load::{BulkBatch, BulkLoader};
 pub use catalogue::CatalogueRepository;
 pub use clients::ClientRepository;
+pub use health::{HealthCheck, PoolMonitor, PoolStats, Unhealthy};
 pub use import::{ImportCounts, ImportReport, ImportRepository, ImportStoreError};
 pub use keys::{ApiKeyStore, HashError, KeyMaterial, SecretHasher};
 pub use loyalty::LoyaltyRepository;
@@ -23,9 +27,13 @@ pub use shops::ShopStore;
 pub use stock::{AdjustmentCommand, AdjustmentOutcome, IdempotencyClaim, StockRepository};
 
 #[cfg(feature = "mocks")]
+pub use bulk_load::MockBulkLoader;
+#[cfg(feature = "mocks")]
 pub use catalogue::MockCatalogueRepository;
 #[cfg(feature = "mocks")]
 pub use clients::MockClientRepository;
+#[cfg(feature = "mocks")]
+pub use health::{MockHealthCheck, MockPoolMonitor};
 #[cfg(feature = "mocks")]
 pub use import::MockImportRepository;
 #[cfg(feature = "mocks")]

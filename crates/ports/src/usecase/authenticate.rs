@@ -42,16 +42,49 @@ impl Principal {
 
 #[derive(Debug, thiserror::Error)]
 pub enum AuthError {
-    /// Missing, malformed, unknown, wrong, revoked or expired key: one answer for all, so the
-    /// response is no oracle.
-    #[error("missing or invalid API key")]
-    Unauthorized,
+    /// Malformed, unknown, wrong, revoked or expired key: one answer for all, so the response
+    /// is no oracle. The [`Rejection`] is for logs and metrics only.
+    #[error("missing or invalid API key ({0})")]
+    Unauthorized(Rejection),
     #[error(transparent)]
     Denied(#[from] AccessDenied),
     #[error(transparent)]
     Store(#[from] StoreError),
     #[error(transparent)]
     Hashing(#[from] HashError),
+}
+
+/// Why a presented key was refused. Never shown to the client (every cause is the same 401);
+/// operators see it in the request's log line and in the metrics.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Rejection {
+    /// Not of the form `svc_live_<prefix>_<secret>`.
+    Malformed,
+    /// No key has this prefix.
+    UnknownKey,
+    /// The prefix exists but the secret does not match its hash.
+    WrongSecret,
+    Revoked,
+    Expired,
+}
+
+impl Rejection {
+    /// A stable snake_case name, for log fields and metric labels.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Self::Malformed => "malformed_key",
+            Self::UnknownKey => "unknown_key",
+            Self::WrongSecret => "wrong_secret",
+            Self::Revoked => "revoked",
+            Self::Expired => "expired",
+        }
+    }
+}
+
+impl std::fmt::Display for Rejection {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
 }
 
 /// Counters for tests and metrics.
@@ -151,7 +184,8 @@ impl Authenticator {
     /// Authenticates `token`: only the 401 causes (and store or hasher failures). The shop's
     /// state and the scopes are checked by [`Principal::authorize`].
     pub async fn identify(&self, token: &str) -> Result<Principal, AuthError> {
-        let presented = PresentedKey::parse(token).map_err(|_| AuthError::Unauthorized)?;
+        let presented = PresentedKey::parse(token)
+            .map_err(|_| AuthError::Unauthorized(Rejection::Malformed))?;
         let digest = presented.digest();
         let now = self.clock.now();
 
@@ -172,7 +206,12 @@ impl Authenticator {
         };
         if !verified.key.is_usable_at(now) {
             self.verified.invalidate(&digest).await;
-            return Err(AuthError::Unauthorized);
+            let rejection = if verified.key.revoked_at.is_some() {
+                Rejection::Revoked
+            } else {
+                Rejection::Expired
+            };
+            return Err(AuthError::Unauthorized(rejection));
         }
         let VerifiedKey { key, shop, .. } = verified;
         Ok(Principal {
@@ -197,7 +236,7 @@ impl Authenticator {
         now: Timestamp,
     ) -> Result<VerifiedKey, AuthError> {
         let Some((key, shop)) = self.keys.find_key(presented.prefix()).await? else {
-            return Err(AuthError::Unauthorized);
+            return Err(AuthError::Unauthorized(Rejection::UnknownKey));
         };
         let already_verified = stale.is_some_and(|entry| entry.key.secret_hash == key.secret_hash);
         if !already_verified {
@@ -207,7 +246,7 @@ impl Authenticator {
                 .verify(presented.secret(), &key.secret_hash)
                 .await?
             {
-                return Err(AuthError::Unauthorized);
+                return Err(AuthError::Unauthorized(Rejection::WrongSecret));
             }
         }
         Ok(VerifiedKey {
@@ -222,7 +261,7 @@ impl Authenticator {
 /// same kind (store and hashing causes keep their message for the log).
 fn unshare(error: Arc<AuthError>) -> AuthError {
     Arc::try_unwrap(error).unwrap_or_else(|shared| match &*shared {
-        AuthError::Unauthorized => AuthError::Unauthorized,
+        AuthError::Unauthorized(rejection) => AuthError::Unauthorized(*rejection),
         AuthError::Denied(denied) => AuthError::Denied(*denied),
         AuthError::Store(StoreError::Unavailable(_)) => {
             AuthError::Store(StoreError::Unavailable(shared.to_string().into()))

@@ -96,7 +96,10 @@ async fn malformed_keys_are_refused_without_touching_the_store() {
         &presented().reveal().to_uppercase(),
     ] {
         let refused = auth.authenticate(token, Operation::Me).await;
-        assert!(matches!(refused, Err(AuthError::Unauthorized)), "{token}");
+        assert!(
+            matches!(refused, Err(AuthError::Unauthorized(Rejection::Malformed))),
+            "{token}"
+        );
     }
 }
 
@@ -108,7 +111,7 @@ async fn unknown_prefix_is_unauthorized() {
     assert!(matches!(
         auth.authenticate(&presented().reveal(), Operation::Me)
             .await,
-        Err(AuthError::Unauthorized)
+        Err(AuthError::Unauthorized(Rejection::UnknownKey))
     ));
 }
 
@@ -158,7 +161,7 @@ async fn a_wrong_secret_is_refused_every_time_and_never_cached() {
     for _ in 0..2 {
         assert!(matches!(
             auth.authenticate(&wrong.reveal(), Operation::Me).await,
-            Err(AuthError::Unauthorized)
+            Err(AuthError::Unauthorized(Rejection::WrongSecret))
         ));
     }
 }
@@ -183,7 +186,7 @@ async fn a_revoked_key_is_refused_within_the_freshness_delay() {
     assert!(matches!(
         auth.authenticate(&presented().reveal(), Operation::Me)
             .await,
-        Err(AuthError::Unauthorized)
+        Err(AuthError::Unauthorized(Rejection::Revoked))
     ));
 }
 
@@ -199,7 +202,7 @@ async fn a_key_expiring_while_cached_is_refused_at_once() {
     assert!(matches!(
         auth.authenticate(&presented().reveal(), Operation::Me)
             .await,
-        Err(AuthError::Unauthorized)
+        Err(AuthError::Unauthorized(Rejection::Expired))
     ));
 }
 
@@ -346,7 +349,7 @@ async fn a_burst_of_wrong_secrets_shares_one_run_and_is_refused_every_time() {
     for request in burst {
         assert!(matches!(
             request.await.unwrap(),
-            Err(AuthError::Unauthorized)
+            Err(AuthError::Unauthorized(Rejection::WrongSecret))
         ));
     }
     assert!(
@@ -357,7 +360,7 @@ async fn a_burst_of_wrong_secrets_shares_one_run_and_is_refused_every_time() {
     let before = hasher.runs.load(Ordering::SeqCst);
     assert!(matches!(
         auth.authenticate(&wrong.reveal(), Operation::Me).await,
-        Err(AuthError::Unauthorized)
+        Err(AuthError::Unauthorized(Rejection::WrongSecret))
     ));
     assert_eq!(hasher.runs.load(Ordering::SeqCst), before + 1);
 }

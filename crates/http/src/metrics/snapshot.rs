@@ -1,0 +1,86 @@
+//! Values that their owners already count, read once per scrape: nothing is counted twice,
+//! and a scrape sees them as they are at that instant.
+
+use prometheus_client::collector::Collector;
+use prometheus_client::encoding::{DescriptorEncoder, EncodeMetric};
+use prometheus_client::metrics::counter::ConstCounter;
+use prometheus_client::metrics::gauge::ConstGauge;
+use shop_ports::port::PoolStats;
+use shop_ports::usecase::AuthStats;
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Snapshot {
+    pub auth: AuthStats,
+    /// Decisions the rate-limit store could not take (the request was let through).
+    pub rate_limit_store_failures: u64,
+    /// `None` when the server was given no pool to watch.
+    pub pool: Option<PoolStats>,
+}
+
+impl Collector for Snapshot {
+    fn encode(&self, mut encoder: DescriptorEncoder<'_>) -> Result<(), std::fmt::Error> {
+        counter(
+            &mut encoder,
+            "auth_argon2_verifications",
+            "Key secrets verified with argon2 (the expensive path of authentication)",
+            self.auth.argon2_verifications,
+        )?;
+        counter(
+            &mut encoder,
+            "auth_key_cache_hits",
+            "Authentications answered from the cache of verified keys",
+            self.auth.cache_hits,
+        )?;
+        counter(
+            &mut encoder,
+            "rate_limit_store_failures",
+            "Rate-limit decisions the store could not take; the request was let through",
+            self.rate_limit_store_failures,
+        )?;
+        let Some(pool) = self.pool else {
+            return Ok(());
+        };
+        let gauges = [
+            (
+                "db_pool_max_connections",
+                "Connections the database pool may open",
+                pool.max_size,
+            ),
+            (
+                "db_pool_open_connections",
+                "Database connections open, idle or in use",
+                pool.open,
+            ),
+            (
+                "db_pool_in_use_connections",
+                "Database connections lent to a query",
+                pool.in_use,
+            ),
+            (
+                "db_pool_waiting",
+                "Queries waiting for a database connection",
+                pool.waiting,
+            ),
+        ];
+        for (name, help, value) in gauges {
+            let gauge = ConstGauge::new(i64::try_from(value).unwrap_or(i64::MAX));
+            gauge.encode(encoder.encode_descriptor(name, help, None, gauge.metric_type())?)?;
+        }
+        counter(
+            &mut encoder,
+            "db_pool_wait_timeouts",
+            "Queries that waited too long for a connection (answered 503)",
+            pool.wait_timeouts,
+        )
+    }
+}
+
+fn counter(
+    encoder: &mut DescriptorEncoder<'_>,
+    name: &str,
+    help: &str,
+    value: u64,
+) -> Result<(), std::fmt::Error> {
+    let counter = ConstCounter::new(value);
+    counter.encode(encoder.encode_descriptor(name, help, None, counter.metric_type())?)
+}

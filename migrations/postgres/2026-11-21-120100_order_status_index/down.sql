@@ -1,0 +1,1 @@
+DROP INDEX orders_shop_id_status_created_at_id;

@@ -1,0 +1,336 @@
+#!/usr/bin/env python3
+"""`just bench`: builds the release binaries, seeds a big and a small dataset on SQLite and on
+PostgreSQL, drives each endpoint with wrk, measures the two ceilings (A: the framework, the
+`ceiling` binary serving the endpoint's captured body; B: pgbench running the request's SQL),
+the flat-with-size latencies, the server's memory and a soak, captures the query plans, and
+writes docs/PERFORMANCE.md (between its markers) and target/bench/results-*.json.
+
+    python3 scripts/bench/bench.py           # the full run (about 35 minutes on 2 cores)
+    python3 scripts/bench/bench.py --quick   # tiny sizes and short runs: proves the harness
+
+Every BENCH_* variable overrides one setting (scripts/bench/benchlib/config.py):
+BENCH_BACKENDS=sqlite,postgres  BENCH_{BIG,SMALL}_{PRODUCTS,ORDERS,CLIENTS}
+BENCH_WARMUP_SECONDS  BENCH_SECONDS  BENCH_LATENCY_SECONDS  BENCH_CONNECTIONS  BENCH_WRK_THREADS
+BENCH_WORKERS  BENCH_SOAK_SECONDS (0: no soak)  BENCH_SOAK_SAMPLE_SECONDS  BENCH_DEEP_ROWS
+BENCH_SEARCH_TERM  BENCH_RARE_SEARCH_TERM  BENCH_PG_ADMIN_URL  BENCH_SHOP_API  BENCH_CEILING  BENCH_SKIP_BUILD=1
+BENCH_KEEP_DATA=1  BENCH_DOC  BENCH_SEED_TIMEOUT_SECONDS  BENCH_DEEP_WALK_TIMEOUT_SECONDS
+
+Servers listen on 127.0.0.1 only and are stopped on exit, Ctrl-C included; the PostgreSQL
+databases it creates (shop_bench_<pid>_*) are dropped, the SQLite files deleted.
+"""
+
+import argparse
+import json
+import re
+import signal
+import sys
+import time
+import urllib.parse
+from dataclasses import dataclass
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from benchlib import config, datasets, pgbench, plans, processes, report, soak, targets, tools, wrk  # noqa: E402
+from benchlib.api import API, Api, deep_orders_cursor, tracked_variants, wait_until_ready  # noqa: E402
+from benchlib.processes import Failure  # noqa: E402
+
+OUT = config.OUT_DIR
+# Enough distinct variants that each wrk thread cycles through far more than its connections.
+ADJUSTED_VARIANTS = 2048
+
+# name -> (method and path shown in the report, API path, path on the ceiling server)
+ENDPOINTS = {
+    "me": ("GET /api/v1/me", f"{API}/me"),
+    "products": ("GET /api/v1/products?limit=20", f"{API}/products?limit=20"),
+    "orders": ("GET /api/v1/orders?limit=20", f"{API}/orders?limit=20"),
+    "adjustments": ("POST /api/v1/stock/adjustments", f"{API}/stock/adjustments"),
+}
+
+
+def url(port, path):
+    return f"http://127.0.0.1:{port}{path}"
+
+
+def start_api(settings, dataset, key):
+    port = processes.free_port()
+    server = processes.Server(
+        f"shop-api ({dataset.backend}, {dataset.size})",
+        [settings.shop_api, "--database-url", dataset.url, "serve",
+         "--bind", f"127.0.0.1:{port}", "--workers", settings.workers,
+         # Far beyond any load here: the benchmark measures the service, not its 429s.
+         "--rate-limit-reads-per-minute", 1_000_000_000,
+         "--rate-limit-writes-per-minute", 1_000_000_000,
+         "--auth-failures-per-minute", 1_000_000_000],
+        OUT / "logs" / f"serve-{dataset.backend}-{dataset.size}.log",
+    )
+    wait_until_ready(server, port, key)
+    return server, port
+
+
+def pick_search_terms(api, settings):
+    """Two `q` terms of 3+ characters found at both sizes: a common one, the longest word of
+    the small table's first product's name (an index-less walk of the list finds a page of
+    those quickly), and a rare one, that product's own code (SKU, EAN or a variant's code:
+    only an index finds it without reading the whole table). Seeding is deterministic, so the
+    first product is the same at both sizes. BENCH_SEARCH_TERM / BENCH_RARE_SEARCH_TERM
+    override them."""
+    first = api.get_json(f"{API}/products?limit=1")["data"]
+    if not first:
+        raise Failure("the small dataset has no product to take search terms from")
+    product = first[0]
+    common = settings.search_term
+    if not common:
+        words = [w.lower() for w in re.findall(r"\w+", product["name"])
+                 if len(w) >= 3 and not w.isdigit()]
+        if not words:
+            raise Failure(f"no word of 3+ letters in {product['name']!r}: set BENCH_SEARCH_TERM")
+        common = max(words, key=len)
+    rare = settings.rare_search_term
+    if not rare:
+        codes = [product.get("sku"), product.get("ean")]
+        for variant in product.get("variants", []):
+            codes += [variant.get("sku"), variant.get("barcode")]
+        rare = next((c.lower() for c in codes if c and len(c) >= 3), None)
+        if rare is None:
+            raise Failure(f"product {product['id']} has no code: set BENCH_RARE_SEARCH_TERM")
+    return {"common": common, "rare": rare}
+
+
+def latency(settings, port, key, path, what):
+    return wrk.measure(wrk.Load(url(port, path), key), settings, connections=1, threads=1,
+                       what=what).to_json()
+
+
+def search_path(term):
+    return f"{API}/products?limit=20&q={urllib.parse.quote(term)}"
+
+
+def measure_small(settings, dataset, key, flat):
+    """The small table's side of the flat-with-size comparisons."""
+    server, port = start_api(settings, dataset, key)
+    try:
+        api = Api(port, key)
+        flat["searches"] = {kind: {"term": term}
+                            for kind, term in pick_search_terms(api, settings).items()}
+        api.close()
+        flat["orders_small"] = latency(settings, port, key, f"{API}/orders?limit=20",
+                                       "orders first page (small)")
+        for search in flat["searches"].values():
+            search["small"] = latency(settings, port, key, search_path(search["term"]),
+                                      f"q={search['term']} (small)")
+    finally:
+        server.stop()
+
+
+@dataclass
+class Captured:
+    """What the ceilings need from the API on the big dataset."""
+
+    shop_id: str
+    bodies: dict  # endpoint name -> file holding its response body, byte for byte
+    variants_file: Path  # tracked variants to adjust, one a line
+    first_page_ids: dict  # "products"/"orders" -> the 21 first ids (pgbench's page inputs)
+    key_prefix: str  # of the benchmark's key (the adjustments' movements record it)
+
+
+def capture(api, backend, key_prefix):
+    variants = tracked_variants(api, ADJUSTED_VARIANTS)
+    variants_file = OUT / f"variants-{backend}.txt"
+    variants_file.write_text("\n".join(variants) + "\n")
+    bodies = {}
+    for name, (_, path) in ENDPOINTS.items():
+        body = api.post_adjustment(variants[0]) if name == "adjustments" else api.get(path)
+        bodies[name] = OUT / "bodies" / f"{backend}-{name}.json"
+        bodies[name].parent.mkdir(parents=True, exist_ok=True)
+        bodies[name].write_bytes(body)
+    # The repositories read limit + 1 rows to know whether there is more: the second query of
+    # a page (variants, items) is given 21 ids.
+    first_page_ids = {
+        name: [row["id"] for row in api.get_json(f"{API}/{name}?limit=21")["data"]]
+        for name in ("products", "orders")
+    }
+    shop_id = json.loads(bodies["me"].read_bytes())["shop"]["id"]
+    return Captured(shop_id, bodies, variants_file, first_page_ids, key_prefix)
+
+
+def pg_array(values):
+    return "{" + ",".join(values) + "}"
+
+
+def pgbench_variables(captured, name):
+    """The variables of scripts/bench/sql/README.md: `shop_id`; the page scripts' `ids` /
+    `order_ids`, the ids of the page (the input of the variants or items query); the
+    adjustment's `slug` (its variants are {slug}-p{client_id + 1:07}-v0) and `key_prefix`."""
+    variables = {"shop_id": captured.shop_id}
+    if name == "products":
+        variables["ids"] = pg_array(captured.first_page_ids["products"])
+    elif name == "orders":
+        variables["order_ids"] = pg_array(captured.first_page_ids["orders"])
+    elif name == "adjustments":
+        variables.update(slug=datasets.SLUG, key_prefix=captured.key_prefix)
+    return variables
+
+
+def measure_throughput(settings, dataset, port, key, captured, measured):
+    """Each endpoint, then its ceilings right after it, so that the three runs of a ratio
+    see the same machine (other work on a shared machine comes and goes)."""
+    ceiling, ceiling_port = processes.start_ceiling(
+        settings.ceiling, settings.workers, captured.bodies,
+        OUT / "logs" / f"ceiling-{dataset.backend}.log")
+    try:
+        print(f" throughput, {settings.connections} connections (API, ceiling A"
+              + (", ceiling B)" if dataset.backend == "postgres" else ")"), flush=True)
+        throughput = measured["throughput"] = {}
+        for name, (request, path) in ENDPOINTS.items():
+            mode = "post" if name == "adjustments" else "get"
+            variants = str(captured.variants_file)
+            api_load = wrk.Load(url(port, path), key, mode=mode, variants_file=variants)
+            ceiling_load = wrk.Load(url(ceiling_port, f"/{name}"), key, mode=mode,
+                                    variants_file=variants, post_path=f"/{name}")
+            entry = throughput[name] = {
+                "request": request,
+                "body_bytes": captured.bodies[name].stat().st_size,
+                "api": wrk.measure(api_load, settings, what=request).to_json(),
+                "ceiling_a": wrk.measure(ceiling_load, settings,
+                                         what="  ceiling A, same body").to_json(),
+            }
+            if dataset.backend != "postgres" or name not in pgbench.SCRIPTS:
+                continue
+            script = pgbench.script_path(name)
+            if not script.is_file():
+                print(f"  no {script.relative_to(config.ROOT)}: no ceiling B", flush=True)
+                continue
+            entry["ceiling_b"] = pgbench.measure(
+                dataset.url, script, pgbench_variables(captured, name), settings).to_json()
+        measured["memory"]["ceiling_peak_mb"] = ceiling.memory_mb()["peak"]
+    finally:
+        ceiling.stop()
+
+
+def measure_big(settings, dataset, key, measured):
+    """Throughput and its ceilings, the big table's side of flat-with-size, memory and the
+    soak, into `measured`; returns what the API told (ids for the query plans)."""
+    server, port = start_api(settings, dataset, key)
+    try:
+        api = Api(port, key)
+        captured = capture(api, dataset.backend, datasets.key_prefix(settings, dataset))
+        measure_throughput(settings, dataset, port, key, captured, measured)
+
+        print(" latency, 1 connection:", flush=True)
+        flat = measured["flat"]
+        flat["orders_big"] = latency(settings, port, key, f"{API}/orders?limit=20",
+                                     "orders first page (big)")
+        cursor, flat["deep_walk_s"] = deep_orders_cursor(api, settings.deep_rows,
+                                                         settings.deep_walk_timeout_s)
+        flat["orders_deep"] = cursor and latency(
+            settings, port, key,
+            f"{API}/orders?limit=20&cursor={urllib.parse.quote(cursor)}",
+            f"orders {settings.deep_rows:,} deep (big)")
+        for search in flat["searches"].values():
+            search["big"] = latency(settings, port, key, search_path(search["term"]),
+                                    f"q={search['term']} (big)")
+        api.close()
+
+        measured["memory"]["peak_mb_benchmark"] = server.memory_mb()["peak"]
+        measured["soak"] = None
+        if settings.soak_s:
+            print(f" soak, {settings.soak_s} s of mixed load:", flush=True)
+            mixed = wrk.Load(url(port, f"{API}/me"), key, mode="mixed",
+                             variants_file=str(captured.variants_file))
+            measured["soak"] = soak.run(server, mixed, settings)
+            if measured["soak"]["failed_requests"]:
+                raise Failure(f"the soak had {measured['soak']['failed_requests']} failed "
+                              "requests")
+        measured["memory"]["peak_mb_total"] = server.memory_mb()["peak"]
+        return captured
+    finally:
+        server.stop()
+
+
+def bench_backend(settings, backend):
+    print(f"\n== {backend}", flush=True)
+    measured = {"seed": {}, "flat": {"deep_rows": settings.deep_rows}, "memory": {}}
+    try:
+        print(" seeding:", flush=True)
+        big = datasets.create(backend, "big", settings)
+        measured["seed"]["big"] = datasets.seed(settings, big, settings.big)
+        small = datasets.create(backend, "small", settings)
+        measured["seed"]["small"] = datasets.seed(settings, small, settings.small)
+        big_key = datasets.create_key(settings, big)
+        small_key = datasets.create_key(settings, small)
+
+        print(" small table:", flush=True)
+        measure_small(settings, small, small_key, measured["flat"])
+        captured = measure_big(settings, big, big_key, measured)
+        searches = measured["flat"]["searches"]
+        for search in searches.values():
+            search["matches"] = {
+                "small": datasets.count_search_matches(small, search["term"]),
+                "big": datasets.count_search_matches(big, search["term"]),
+            }
+        measured["shop_id"] = captured.shop_id
+        measured["plans"] = plans.capture(
+            big, plans.parameters(big, captured.shop_id, searches["common"]["term"],
+                                  settings.deep_rows))
+        return measured
+    finally:
+        datasets.drop_all(settings.keep_data)
+
+
+def _terminate(signum, _frame):
+    raise SystemExit(f"stopped by signal {signum}")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--quick", action="store_true",
+                        help="tiny datasets and short runs, to prove the harness works")
+    settings = config.load(quick=parser.parse_args().quick)
+    signal.signal(signal.SIGTERM, _terminate)
+    # Started in the background by a non-interactive shell, SIGINT arrives ignored: take it.
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    OUT.mkdir(parents=True, exist_ok=True)
+    stamp = time.strftime("%Y%m%dT%H%M%S")
+    raw_path = OUT / f"results-{stamp}.json"
+    results = {
+        "meta": {
+            "date": tools.now_utc(),
+            "load_average_start": tools.load_average(),
+            "machine": tools.machine(),
+            "settings": settings.to_json(),
+            "reduced": settings.quick or settings.big.orders < config.FULL["BENCH_BIG_ORDERS"]
+            or settings.duration_s < config.FULL["BENCH_SECONDS"],
+            "raw_results": str(raw_path.relative_to(config.ROOT)),
+        },
+        "backends": {},
+    }
+    try:
+        tools.ensure(settings)
+        tools.build(settings)
+        results["meta"]["versions"] = tools.versions(settings)
+        for backend in settings.backends:
+            results["backends"][backend] = bench_backend(settings, backend)
+    except Failure as failure:
+        print(f"\nbenchmark failed: {failure}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("\ninterrupted: stopping the servers, dropping the databases", file=sys.stderr)
+        return 130
+    finally:
+        results["meta"]["load_average_end"] = tools.load_average()
+        processes.stop_all()
+        datasets.drop_all(settings.keep_data)
+        raw_path.write_text(json.dumps(results, indent=2))
+        (OUT / "results-latest.json").write_text(json.dumps(results, indent=2))
+
+    report.write(settings.doc, results)
+    print(f"\nwrote {settings.doc} and {raw_path}")
+    for row in targets.evaluate(results):
+        print(f"  [{report.YES[row['met']]:>6}] {row['backend']:<8} {row['target']}: "
+              f"{row['measured']} (limit {row['limit']})")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,150 @@
+"""Settings of a run, from the environment (every knob is a BENCH_* variable)."""
+
+import os
+from dataclasses import dataclass, asdict
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[3]
+OUT_DIR = ROOT / "target" / "bench"
+SQL_DIR = ROOT / "scripts" / "bench" / "sql"
+LUA_SCRIPT = ROOT / "scripts" / "bench" / "wrk" / "load.lua"
+
+# What the issue asks for; BENCH_* variables override any of them.
+FULL = {
+    "BENCH_BIG_PRODUCTS": 100_000,
+    "BENCH_BIG_ORDERS": 1_000_000,
+    "BENCH_BIG_CLIENTS": 100_000,
+    "BENCH_SMALL_PRODUCTS": 1_000,
+    "BENCH_SMALL_ORDERS": 10_000,
+    "BENCH_SMALL_CLIENTS": 1_000,
+    "BENCH_WARMUP_SECONDS": 3,
+    "BENCH_SECONDS": 10,
+    "BENCH_SOAK_SECONDS": 600,
+    "BENCH_DEEP_ROWS": 500_000,
+}
+
+# `--quick`: proves the harness end to end in a few minutes; its numbers mean little.
+QUICK = {
+    "BENCH_BIG_PRODUCTS": 400,
+    "BENCH_BIG_ORDERS": 2_000,
+    "BENCH_BIG_CLIENTS": 200,
+    "BENCH_SMALL_PRODUCTS": 100,
+    "BENCH_SMALL_ORDERS": 500,
+    "BENCH_SMALL_CLIENTS": 50,
+    "BENCH_WARMUP_SECONDS": 1,
+    "BENCH_SECONDS": 3,
+    "BENCH_SOAK_SECONDS": 20,
+    "BENCH_DEEP_ROWS": 1_000,
+}
+
+
+@dataclass(frozen=True)
+class Sizes:
+    products: int
+    orders: int
+    clients: int
+
+
+@dataclass(frozen=True)
+class Settings:
+    backends: tuple
+    big: Sizes
+    small: Sizes
+    warmup_s: int
+    duration_s: int
+    latency_s: int
+    connections: int
+    wrk_threads: int
+    workers: int
+    soak_s: int
+    soak_sample_s: int
+    deep_rows: int
+    search_term: str
+    rare_search_term: str
+    pg_admin_url: str
+    shop_api: Path
+    ceiling: Path
+    skip_build: bool
+    keep_data: bool
+    doc: Path
+    seed_timeout_s: int
+    deep_walk_timeout_s: int
+    quick: bool
+
+    def to_json(self):
+        data = asdict(self)
+        data["pg_admin_url"] = redact_password(self.pg_admin_url)
+        return {k: str(v) if isinstance(v, Path) else v for k, v in data.items()}
+
+
+def redact_password(url):
+    """postgres://user:secret@host/db -> postgres://user:***@host/db, for the report."""
+    scheme, sep, rest = url.partition("://")
+    credentials, at, host = rest.rpartition("@")
+    if at and ":" in credentials:
+        credentials = credentials.split(":", 1)[0] + ":***"
+    return f"{scheme}{sep}{credentials}{at}{host}"
+
+
+def load(quick=False):
+    defaults = QUICK if quick else FULL
+
+    def number(name, default=None):
+        raw = os.environ.get(name)
+        if raw is None or raw.strip() == "":
+            return defaults[name] if default is None else default
+        try:
+            value = int(raw.replace("_", ""))
+        except ValueError:
+            raise SystemExit(f"{name}={raw!r}: expected a whole number")
+        if value < 0:
+            raise SystemExit(f"{name}={raw!r}: must not be negative")
+        return value
+
+    def flag(name):
+        return os.environ.get(name, "").strip().lower() in ("1", "true", "yes")
+
+    backends = tuple(
+        b.strip()
+        for b in os.environ.get("BENCH_BACKENDS", "sqlite,postgres").split(",")
+        if b.strip()
+    )
+    for backend in backends:
+        if backend not in ("sqlite", "postgres"):
+            raise SystemExit(f"BENCH_BACKENDS: unknown backend {backend!r} (sqlite, postgres)")
+
+    duration = number("BENCH_SECONDS")
+    big = Sizes(number("BENCH_BIG_PRODUCTS"), number("BENCH_BIG_ORDERS"), number("BENCH_BIG_CLIENTS"))
+    small = Sizes(
+        number("BENCH_SMALL_PRODUCTS"), number("BENCH_SMALL_ORDERS"), number("BENCH_SMALL_CLIENTS")
+    )
+    # A reduced run cannot page deeper than its table.
+    deep_rows = min(number("BENCH_DEEP_ROWS"), max(big.orders // 2, 1))
+    release = ROOT / "target" / "release"
+    return Settings(
+        backends=backends,
+        big=big,
+        small=small,
+        warmup_s=number("BENCH_WARMUP_SECONDS"),
+        duration_s=duration,
+        latency_s=number("BENCH_LATENCY_SECONDS", duration),
+        connections=number("BENCH_CONNECTIONS", 32),
+        wrk_threads=number("BENCH_WRK_THREADS", 2),
+        workers=number("BENCH_WORKERS", os.cpu_count() or 2),
+        soak_s=number("BENCH_SOAK_SECONDS"),
+        soak_sample_s=number("BENCH_SOAK_SAMPLE_SECONDS", 5),
+        deep_rows=deep_rows,
+        search_term=os.environ.get("BENCH_SEARCH_TERM", "").strip(),
+        rare_search_term=os.environ.get("BENCH_RARE_SEARCH_TERM", "").strip(),
+        pg_admin_url=os.environ.get(
+            "BENCH_PG_ADMIN_URL", "postgres://postgres@127.0.0.1:5432/postgres"
+        ),
+        shop_api=Path(os.environ.get("BENCH_SHOP_API", release / "shop-api")),
+        ceiling=Path(os.environ.get("BENCH_CEILING", release / "ceiling")),
+        skip_build=flag("BENCH_SKIP_BUILD"),
+        keep_data=flag("BENCH_KEEP_DATA"),
+        doc=Path(os.environ.get("BENCH_DOC", ROOT / "docs" / "PERFORMANCE.md")),
+        seed_timeout_s=number("BENCH_SEED_TIMEOUT_SECONDS", 3600),
+        deep_walk_timeout_s=number("BENCH_DEEP_WALK_TIMEOUT_SECONDS", 900),
+        quick=quick,
+    )

@@ -1,0 +1,188 @@
+"""docs/PERFORMANCE.md: the generated part between the markers, rewritten on every run; the
+hand-written text around the markers is kept."""
+
+from pathlib import Path
+
+from . import targets
+
+BEGIN = "<!-- bench:begin -->"
+END = "<!-- bench:end -->"
+
+NEW_DOC = f"""# Performance
+
+How fast the API is on one machine, against two ceilings: **A**, the framework (the same
+actix-web server configuration answering the endpoint's own response body, pre-serialized:
+`crates/bench`, binary `ceiling`), and **B**, the database (pgbench running the SQL of one
+request at the same concurrency: `scripts/bench/sql/postgres/`). Reproduce with `just bench`
+(or `python3 scripts/bench/bench.py`); the section between the markers is generated.
+
+{BEGIN}
+{END}
+"""
+
+YES = {True: "yes", False: "**no**", None: "n/a"}
+
+
+def _ms(value):
+    return "–" if value is None else f"{value:.2f}"
+
+
+def _table(header, rows):
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    lines += ["| " + " | ".join(str(cell) for cell in row) + " |" for row in rows]
+    return "\n".join(lines)
+
+
+def _machine(results):
+    meta = results["meta"]
+    m, s = meta["machine"], meta["settings"]
+    versions = ", ".join(v if v.lower().startswith(k) else f"{k} {v}"
+                         for k, v in meta["versions"].items())
+    reduced = (
+        "\n\n**Reduced run** (`--quick` or smaller BENCH_* sizes/durations): the figures prove "
+        "the harness, not the service."
+        if meta["reduced"] else ""
+    )
+    return (
+        f"Run of {meta['date']} on {m['cpu']}, {m['cores']} cores, {m['ram_gib']} GiB RAM, "
+        f"Linux {m['kernel']} ({m['os']}). Versions: {versions}.\n\n"
+        f"Load: wrk, {s['connections']} connections on {s['wrk_threads']} threads, "
+        f"{s['warmup_s']} s warm-up then {s['duration_s']} s measured per run; latency runs "
+        f"(flat with size) 1 connection, {s['latency_s']} s. Server: `shop-api serve` "
+        f"(release), {s['workers']} workers, rate limits raised out of the way. Load generator, "
+        f"server and database share the same {m['cores']} cores; the machine's load average "
+        f"(1, 5, 15 min) was {meta['load_average_start']} before the run started (other work, "
+        "which lowers and scatters the figures) and "
+        f"{meta['load_average_end']} at its end. Raw results: "
+        f"`{meta['raw_results']}`.{reduced}"
+    )
+
+
+def _seeding(results):
+    rows = []
+    for backend, measured in results["backends"].items():
+        for size, seed in measured["seed"].items():
+            sizes = seed["sizes"]
+            rows.append([backend, size, f"{sizes['products']:,}", f"{sizes['orders']:,}",
+                         f"{sizes['clients']:,}", f"{seed['rows']:,}", f"{seed['seconds']:.1f}",
+                         f"{seed['rows_per_s']:,.0f}"])
+    return _table(["backend", "dataset", "products", "orders", "clients", "rows written",
+                   "seed s", "rows/s"], rows)
+
+
+def _throughput(results):
+    rows = []
+    for backend, measured in results["backends"].items():
+        for name, entry in measured["throughput"].items():
+            api, a, b = entry["api"], entry.get("ceiling_a"), entry.get("ceiling_b")
+            ratio_a = targets.throughput_ratio(entry, "ceiling_a")
+            ratio_b = targets.throughput_ratio(entry, "ceiling_b")
+            rows.append([
+                f"`{entry['request']}`", backend, f"{api['rps']:,.0f}", _ms(api["p50_ms"]),
+                _ms(api["p99_ms"]), f"{entry['body_bytes']:,}",
+                f"{a['rps']:,.0f}" if a else "–", f"{ratio_a:.2f}" if ratio_a else "–",
+                f"{b['tps']:,.0f}" if b else "–", f"{ratio_b:.2f}" if ratio_b else "–",
+            ])
+    return _table(["request", "backend", "req/s", "p50 ms", "p99 ms", "body bytes",
+                   "ceiling A req/s", "÷ A", "ceiling B tps", "÷ B"], rows)
+
+
+def _targets(results):
+    rows = [[r["target"], r["backend"], r["measured"], r["limit"], YES[r["met"]]]
+            for r in targets.evaluate(results)]
+    return _table(["target", "backend", "measured", "limit", "met"], rows)
+
+
+def _flat(results):
+    rows, notes = [], []
+    for backend, measured in results["backends"].items():
+        flat = measured["flat"]
+        runs = [("orders first page, small table", flat.get("orders_small")),
+                ("orders first page, big table", flat.get("orders_big")),
+                (f"orders page {flat['deep_rows']:,} rows deep, big table",
+                 flat.get("orders_deep"))]
+        for kind, search in flat["searches"].items():
+            runs += [(f"products q={search['term']!r} ({kind}), small table", search.get("small")),
+                     (f"products q={search['term']!r} ({kind}), big table", search.get("big"))]
+        for label, run in runs:
+            rows.append([label, backend, _ms(run and run["p50_ms"]), _ms(run and run["p99_ms"]),
+                         f"{run['rps']:,.0f}" if run else "–"])
+        for kind, search in flat["searches"].items():
+            matches = search.get("matches", {})
+            notes.append(f"- {backend}: `q={search['term']}` ({kind}) matches "
+                         f"{matches.get('small')} products of the small table and "
+                         f"{matches.get('big')} of the big one.")
+        walk = (f"was reached by paging the API (limit=100) in {flat['deep_walk_s']:.1f} s"
+                if flat.get("orders_deep") else
+                f"was **not** reached by paging the API within {flat['deep_walk_s']:.0f} s")
+        notes.append(f"- {backend}: the cursor {flat['deep_rows']:,} orders deep {walk}.")
+    return _table(["request (1 connection)", "backend", "p50 ms", "p99 ms", "req/s"], rows) + \
+        "\n\n" + "\n".join(notes)
+
+
+def _memory(results):
+    rows = []
+    for backend, measured in results["backends"].items():
+        memory, soak = measured["memory"], measured.get("soak")
+        rows.append([
+            backend, f"{memory['peak_mb_benchmark']:.1f}", f"{memory['peak_mb_total']:.1f}",
+            f"{memory['ceiling_peak_mb']:.1f}" if memory.get("ceiling_peak_mb") else "–",
+            f"{soak['rss_start_mb']:.1f} / {soak['rss_end_mb']:.1f} / {soak['rss_max_mb']:.1f}"
+            if soak else "not run",
+            f"{soak['slope_mb_per_min']:+.3f}" if soak else "–",
+            f"{soak['load']['rps']:,.0f} req/s, {soak['failed_requests']} failed" if soak else "–",
+        ])
+    table = _table(["backend", "server peak RSS, benchmarks (MB)", "server peak RSS, with soak",
+                    "ceiling peak RSS", "soak RSS start / end / max", "slope MB/min, settled",
+                    "soak load"], rows)
+    parts = []
+    for backend, measured in results["backends"].items():
+        soak = measured.get("soak")
+        if soak and "breakdown_start" in soak:
+            start, end = soak["breakdown_start"], soak["breakdown_end"]
+            parts.append([backend] + [f"{start[k]} → {end[k]}" for k in
+                                      ("rss_mb", "anon_mb", "file_mb", "shmem_mb", "threads")])
+    if parts:
+        table += "\n\nWhere the server's resident memory was at the start and the end of the soak " \
+                 "(/proc/<pid>/status):\n\n" + _table(
+                     ["backend", "RSS MB", "anonymous (heap, stacks)", "files", "shared memory",
+                      "threads"], parts)
+    return table
+
+
+def _plans(results):
+    parts = []
+    for backend, measured in results["backends"].items():
+        if not measured["plans"]:
+            parts.append(f"- {backend}: no explain file under `scripts/bench/sql/{backend}/`.")
+        for plan in measured["plans"]:
+            parts.append(f"#### {backend}: `{plan['file']}` (big dataset)\n\n```text\n"
+                         f"{plan['text'].rstrip()}\n```")
+    return "\n\n".join(parts)
+
+
+def generated(results):
+    return "\n\n".join([
+        "_Generated by `scripts/bench/bench.py`; edit outside the markers only._",
+        _machine(results),
+        "### Targets\n\n" + _targets(results),
+        f"### Throughput ({results['meta']['settings']['connections']} connections)\n\n"
+        + _throughput(results)
+        + "\n\nThe adjustments run without `Idempotency-Key`, each wrk thread cycling through "
+          "its own share of tracked variants, so the requests in flight never share a variant.",
+        "### Flat with size (p50, 1 connection)\n\n" + _flat(results),
+        "### Memory\n\n" + _memory(results),
+        "### Data\n\n" + _seeding(results),
+        "### Query plans at scale\n\n" + _plans(results),
+    ])
+
+
+def write(path, results):
+    path = Path(path)
+    text = path.read_text() if path.exists() else NEW_DOC
+    if BEGIN not in text or END not in text:
+        text = text.rstrip() + f"\n\n{BEGIN}\n{END}\n"
+    before, rest = text.split(BEGIN, 1)
+    _, after = rest.split(END, 1)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(f"{before}{BEGIN}\n{generated(results)}\n{END}{after}")

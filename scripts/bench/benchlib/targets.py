@@ -1,0 +1,110 @@
+"""The issue's targets, evaluated on one run's results: one row per target and backend."""
+
+# Ceiling A is the framework (the `ceiling` binary), ceiling B the database (pgbench).
+THROUGHPUT_TARGETS = {
+    "me": {"sqlite": ("ceiling_a", 0.8), "postgres": ("ceiling_a", 0.8)},
+    "products": {"sqlite": ("ceiling_a", 0.5), "postgres": ("ceiling_b", 0.5)},
+    "orders": {"sqlite": ("ceiling_a", 0.5), "postgres": ("ceiling_b", 0.5)},
+    "adjustments": {"postgres": ("ceiling_b", 0.5)},
+}
+SQLITE_WRITE_TAIL = 10  # p99 / p50 of the adjustments on SQLite stays under this
+FLAT_ORDERS = 1.5
+FLAT_DEEP = 1.3
+FLAT_SEARCH = 3.0
+PEAK_RSS_MB = 100
+SOAK_TOLERANCE_MB = 2.0  # or 2 % of the RSS, whichever is larger: allocator noise
+
+
+def _row(target, backend, measured, limit, met):
+    return {"target": target, "backend": backend, "measured": measured, "limit": limit,
+            "met": met}
+
+
+def throughput_ratio(entry, ceiling):
+    """API req/s over the ceiling's req/s (A) or transactions/s (B); None if not measured."""
+    reference = entry.get(ceiling)
+    if not reference:
+        return None
+    value = reference["rps"] if ceiling == "ceiling_a" else reference["tps"]
+    return entry["api"]["rps"] / value if value else None
+
+
+def _throughput(name, backend, entry):
+    rows = []
+    request = entry["request"]
+    goal = THROUGHPUT_TARGETS.get(name, {}).get(backend)
+    if goal:
+        ceiling, minimum = goal
+        ratio = throughput_ratio(entry, ceiling)
+        label = "A (framework)" if ceiling == "ceiling_a" else "B (pgbench)"
+        rows.append(_row(
+            f"{request}: req/s ≥ {minimum} × ceiling {label}", backend,
+            "not measured" if ratio is None else f"{ratio:.2f}",
+            f"≥ {minimum}", None if ratio is None else ratio >= minimum,
+        ))
+    if name == "adjustments" and backend == "sqlite":
+        api = entry["api"]
+        tail = api["p99_ms"] / api["p50_ms"] if api["p50_ms"] else None
+        rows.append(_row(
+            f"{request}: writes/s reported, p99 < {SQLITE_WRITE_TAIL} × p50", backend,
+            f"{api['rps']:,.0f} writes/s, p99/p50 = "
+            + ("n/a" if tail is None else f"{tail:.1f}"),
+            f"< {SQLITE_WRITE_TAIL}", None if tail is None else tail < SQLITE_WRITE_TAIL,
+        ))
+    return rows
+
+
+def _ratio_row(target, backend, numerator, denominator, limit, note=""):
+    if not numerator or not denominator:
+        return _row(target, backend, f"not measured{note}", f"≤ {limit}", None)
+    ratio = numerator["p50_ms"] / denominator["p50_ms"]
+    return _row(
+        target, backend,
+        f"{ratio:.2f} ({numerator['p50_ms']:.2f} / {denominator['p50_ms']:.2f} ms)",
+        f"≤ {limit}", ratio <= limit,
+    )
+
+
+def _flat(backend, flat):
+    deep_note = "" if flat.get("orders_deep") else " (cursor not reached in time)"
+    return [
+        _ratio_row("orders page p50: big table / small table", backend,
+                   flat.get("orders_big"), flat.get("orders_small"), FLAT_ORDERS),
+        _ratio_row(f"orders page {flat.get('deep_rows', 0):,} rows deep / first page (p50)",
+                   backend, flat.get("orders_deep"), flat.get("orders_big"), FLAT_DEEP,
+                   deep_note),
+    ] + [
+        _ratio_row(f"products q={search['term']!r} ({kind} term) p50: big / small", backend,
+                   search.get("big"), search.get("small"), FLAT_SEARCH)
+        for kind, search in flat.get("searches", {}).items()
+    ]
+
+
+def _memory(backend, memory, soak):
+    rows = []
+    peak = memory.get("peak_mb_total")
+    rows.append(_row("peak RSS of the server (VmHWM)", backend,
+                     "not measured" if peak is None else f"{peak:.1f} MB",
+                     f"≤ {PEAK_RSS_MB} MB", None if peak is None else peak <= PEAK_RSS_MB))
+    if soak:
+        growth = soak["rss_last_quarter_mb"] - soak["rss_first_quarter_mb"]
+        tolerance = max(SOAK_TOLERANCE_MB, 0.02 * soak["rss_first_quarter_mb"])
+        rows.append(_row(
+            f"no RSS growth over the {soak['seconds']} s soak (last vs first quarter, after "
+            f"the first {soak.get('settle_s', 0):.0f} s)",
+            backend, f"{growth:+.1f} MB (slope {soak['slope_mb_per_min']:+.3f} MB/min)",
+            f"≤ +{tolerance:.1f} MB", growth <= tolerance and soak["failed_requests"] == 0,
+        ))
+    else:
+        rows.append(_row("no RSS growth over the soak", backend, "not run", "", None))
+    return rows
+
+
+def evaluate(results):
+    rows = []
+    for backend, measured in results["backends"].items():
+        for name, entry in measured["throughput"].items():
+            rows += _throughput(name, backend, entry)
+        rows += _flat(backend, measured["flat"])
+        rows += _memory(backend, measured["memory"], measured.get("soak"))
+    return rows
