@@ -54,10 +54,14 @@ print(f"ok: {sum(len(v) for v in served['paths'].values())} operations")
 PY
 
 step "schemathesis (${SCHEMATHESIS_SECONDS}s)"
+# One worker: with two, its threads call ast.parse concurrently (hypothesis describes filter
+# lambdas that way), and CPython 3.11's AST builder keeps its recursion depth per interpreter,
+# not per thread: a run died on "SystemError: AST constructor recursion depth mismatch"
+# (python/cpython#106905), a failure of the tool, not of the server.
 "$VENV/bin/st" run "$BASE/api/v1/openapi.json" \
     --header "Authorization: Bearer $KEY" \
     --checks not_a_server_error,status_code_conformance,content_type_conformance,response_headers_conformance,response_schema_conformance \
-    --max-time "$SCHEMATHESIS_SECONDS" --workers 2 --generation-deterministic \
+    --max-time "$SCHEMATHESIS_SECONDS" --workers 1 --generation-deterministic \
     --report junit --report-dir target/schemathesis
 
 step "docs page in headless Chromium"
