@@ -4,6 +4,11 @@
 //! accepted when fewer than `limit` are in it. Unlike fixed windows or weighted
 //! approximations, no 60-second interval can ever hold more than `limit` accepted requests.
 //! Refused requests are not recorded, so a 429 consumes nothing.
+//!
+//! Requests of the same millisecond are kept as one entry with a count: the instants are
+//! milliseconds anyway, so nothing changes in what is accepted, but a window holds at most one
+//! entry per millisecond of its length whatever the limit. With limits raised for a load test
+//! (10^9 per minute), one entry per request made 40 s of 97,700 requests/s cost 50 MB.
 
 use std::collections::VecDeque;
 
@@ -79,41 +84,55 @@ impl RateStatus {
 /// The accepted requests of one key in the current window, oldest first.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct SlidingWindow {
-    accepted: VecDeque<i64>,
+    /// (instant in milliseconds, requests accepted at that instant), oldest first.
+    accepted: VecDeque<(i64, u32)>,
+    /// The sum of the counts.
+    len: u32,
 }
 
 impl SlidingWindow {
     fn expire(&mut self, budget: RateBudget, now: Timestamp) {
         // A request made at `t` counts while `now < t + window`: it leaves exactly when it
         // turns `window` old.
-        while self
-            .accepted
-            .front()
-            .is_some_and(|at| now.millis() - at >= budget.window_millis)
-        {
+        while let Some(&(at, count)) = self.accepted.front() {
+            if now.millis() - at < budget.window_millis {
+                break;
+            }
             self.accepted.pop_front();
+            self.len -= count;
+        }
+        // A burst can leave a large buffer behind; give most of it back once it is mostly
+        // empty, so that an idle key does not keep its busiest minute's memory.
+        if self.accepted.capacity() > 64 && self.accepted.len() < self.accepted.capacity() / 4 {
+            self.accepted.shrink_to(self.accepted.len() * 2);
         }
     }
 
+    fn record(&mut self, now: Timestamp) {
+        match self.accepted.back_mut() {
+            Some((at, count)) if *at == now.millis() => *count += 1,
+            _ => self.accepted.push_back((now.millis(), 1)),
+        }
+        self.len += 1;
+    }
+
     fn status(&self, budget: RateBudget, now: Timestamp, allowed: bool) -> RateStatus {
-        let used = u32::try_from(self.accepted.len()).unwrap_or(u32::MAX);
         RateStatus {
             allowed,
             limit: budget.limit,
-            remaining: budget.limit.saturating_sub(used),
-            reset_after_millis: self
-                .accepted
-                .front()
-                .map_or(0, |oldest| oldest + budget.window_millis - now.millis()),
+            remaining: budget.limit.saturating_sub(self.len),
+            reset_after_millis: self.accepted.front().map_or(0, |(oldest, _)| {
+                oldest + budget.window_millis - now.millis()
+            }),
         }
     }
 
     /// Counts the request if the budget allows it.
     pub fn acquire(&mut self, budget: RateBudget, now: Timestamp) -> RateStatus {
         self.expire(budget, now);
-        let allowed = self.accepted.len() < budget.limit as usize;
+        let allowed = self.len < budget.limit;
         if allowed {
-            self.accepted.push_back(now.millis());
+            self.record(now);
         }
         self.status(budget, now, allowed)
     }
@@ -121,7 +140,7 @@ impl SlidingWindow {
     /// The budget as it stands, without counting anything.
     pub fn peek(&mut self, budget: RateBudget, now: Timestamp) -> RateStatus {
         self.expire(budget, now);
-        let allowed = self.accepted.len() < budget.limit as usize;
+        let allowed = self.len < budget.limit;
         self.status(budget, now, allowed)
     }
 
@@ -236,6 +255,50 @@ mod tests {
             (refused.reset_after_millis, refused.retry_after_seconds()),
             (1, 1)
         );
+    }
+
+    #[test]
+    fn memory_follows_the_window_length_not_the_limit() {
+        let budget = RateBudget {
+            limit: 1_000_000_000,
+            window_millis: 1_000,
+        };
+        let mut window = SlidingWindow::default();
+        // 100 requests in each millisecond of two windows' worth of time.
+        for millis in 0..2_000 {
+            for _ in 0..100 {
+                assert!(window.acquire(budget, at(millis)).allowed);
+            }
+        }
+        assert_eq!(window.accepted.len(), 1_000, "one entry per millisecond");
+        // At 2,000 ms the requests of 1,001..=1,999 ms still count.
+        let status = window.peek(budget, at(2_000));
+        assert_eq!(status.remaining, budget.limit - 99_900);
+        assert_eq!(status.reset_after_millis, 1);
+        // Once the burst has left the window, its buffer is given back.
+        window.acquire(budget, at(10_000));
+        assert!(window.accepted.capacity() < 100);
+    }
+
+    #[test]
+    fn requests_of_one_millisecond_leave_together_and_count_one_by_one() {
+        let budget = RateBudget {
+            limit: 3,
+            window_millis: 1_000,
+        };
+        let mut window = SlidingWindow::default();
+        assert_eq!(window.acquire(budget, at(0)).remaining, 2);
+        assert_eq!(window.acquire(budget, at(0)).remaining, 1);
+        assert_eq!(window.acquire(budget, at(1)).remaining, 0);
+        assert!(!window.acquire(budget, at(999)).allowed);
+        let freed = window.acquire(budget, at(1_000));
+        assert!(
+            freed.allowed,
+            "both requests of 0 ms left, one slot taken again"
+        );
+        assert_eq!(freed.remaining, 1);
+        assert!(window.acquire(budget, at(1_000)).allowed);
+        assert!(!window.acquire(budget, at(1_000)).allowed);
     }
 
     #[test]

@@ -5,7 +5,7 @@
 //! covers a single bucket (one key's reads, say), held for a few microseconds. Memory stays
 //! bounded: buckets idle for longer than the longest window hold nothing that still counts
 //! and are dropped, and the number of buckets is capped (worst case about
-//! `capacity × limit × 8` bytes).
+//! `capacity × min(limit, window in ms) × 16` bytes).
 
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
