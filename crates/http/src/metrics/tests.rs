@@ -10,14 +10,11 @@ use shop_ports::port::{MockCatalogueRepository, MockPoolMonitor, PoolStats};
 use shop_ports::usecase::RateLimits;
 
 use crate::Operations;
+use crate::tests::products::finding;
 use crate::tests::{Reply, TestApi, full_product, get, key, rate_limiter};
 
 fn catalogue() -> MockCatalogueRepository {
-    let mut repository = MockCatalogueRepository::new();
-    repository
-        .expect_find_product()
-        .returning(|_, _| Ok(Some(full_product("prod_1"))));
-    repository
+    finding(Some(full_product("prod_1")))
 }
 
 fn pool() -> MockPoolMonitor {

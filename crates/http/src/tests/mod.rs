@@ -7,7 +7,7 @@ mod errors;
 mod loyalty;
 mod me;
 mod orders;
-mod products;
+pub(crate) mod products;
 mod rate_limits;
 mod server;
 mod stock;

@@ -20,7 +20,8 @@ pub fn listing_of(products: Vec<Product>) -> MockCatalogueRepository {
     repository
 }
 
-fn finding(product: Option<Product>) -> MockCatalogueRepository {
+/// A repository whose lookup by id returns `product`.
+pub(crate) fn finding(product: Option<Product>) -> MockCatalogueRepository {
     let mut repository = MockCatalogueRepository::new();
     repository
         .expect_find_product()

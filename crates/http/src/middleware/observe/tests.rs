@@ -10,14 +10,11 @@ use serde_json::Value;
 use shop_ports::port::MockCatalogueRepository;
 
 use crate::middleware::limits::MAX_HEADER_BYTES;
+use crate::tests::products::finding;
 use crate::tests::{TestApi, full_product, get, secret};
 
 fn catalogue() -> MockCatalogueRepository {
-    let mut repository = MockCatalogueRepository::new();
-    repository
-        .expect_find_product()
-        .returning(|_, _| Ok(Some(full_product("prod_1"))));
-    repository
+    finding(Some(full_product("prod_1")))
 }
 
 fn with_id(request: TestRequest, id: &str) -> TestRequest {
