@@ -2,7 +2,8 @@
 //! against. All three go through [`CatalogueQueries::load_products`], which costs exactly two
 //! queries whatever the number of products: one for the products (with category and brand
 //! names by LEFT JOIN), one for all their variants. No N+1. A search (`q`) of three characters
-//! or more may cost one more on SQLite, which asks its search index first (see [`search`]).
+//! or more costs up to three more on SQLite: where its bounded walk ends, then, if that walk did
+//! not fill the page, the search index's matches and a second read of the page (see [`search`]).
 
 pub(crate) mod search;
 
@@ -20,7 +21,7 @@ use crate::database::{Database, impl_for_each_backend, with_conn};
 use crate::error::DbError;
 use crate::rows::{ProductRow, VariantRow};
 use crate::schema::{brands, categories, products, variants};
-use search::ProductSearchIndex;
+use search::{ProductSearchIndex, SearchPath};
 
 /// Which products to load.
 #[derive(Clone, Copy)]
@@ -52,71 +53,98 @@ impl_for_each_backend! {
             shop: &ShopId,
             selection: Selection<'_>,
         ) -> Result<Vec<Product>, DbError> {
-            let mut query = products::table
-                .left_join(
-                    categories::table.on(categories::id
-                        .nullable()
-                        .eq(products::category_id)
-                        .and(categories::shop_id.eq(products::shop_id))),
-                )
-                .left_join(
-                    brands::table.on(brands::id
-                        .nullable()
-                        .eq(products::brand_id)
-                        .and(brands::shop_id.eq(products::shop_id))),
-                )
-                .filter(products::shop_id.eq(shop.as_str()))
-                .select((
-                    ProductRow::as_select(),
-                    categories::name.nullable(),
-                    brands::name.nullable(),
-                ))
-                .order(products::id.asc())
-                .into_boxed();
-            match selection {
-                Selection::Page(page) => {
-                    if let Some(after) = &page.after {
-                        query = query.filter(products::id.gt(after.as_str()));
-                    }
-                    if let Some(term) = &page.search {
-                        query = query.filter(
-                            products::search_text
-                                .like(contains_pattern(term.as_str()))
-                                .escape('\\'),
-                        );
-                        let candidates = self
-                            .search_candidates(shop, term, page.limit.get())
-                            .await?;
-                        if let Some(ids) = candidates {
-                            if ids.is_empty() {
-                                return Ok(Vec::new());
-                            }
-                            query = query.filter(products::id.eq_any(ids));
+            // A search may take a second read of the page, along another path (see [`search`]).
+            let search = match selection {
+                Selection::Page(page) => page.search.as_ref().map(|term| (term, page)),
+                Selection::Ids(_) => None,
+            };
+            let mut path = match search {
+                Some((term, page)) => {
+                    let after = page.after.as_ref().map(|id| id.as_str());
+                    self.first_path(shop, term, after, page.limit.get()).await?
+                }
+                None => SearchPath::Walk,
+            };
+            let rows = loop {
+                let mut query = products::table
+                    .left_join(
+                        categories::table.on(categories::id
+                            .nullable()
+                            .eq(products::category_id)
+                            .and(categories::shop_id.eq(products::shop_id))),
+                    )
+                    .left_join(
+                        brands::table.on(brands::id
+                            .nullable()
+                            .eq(products::brand_id)
+                            .and(brands::shop_id.eq(products::shop_id))),
+                    )
+                    .filter(products::shop_id.eq(shop.as_str()))
+                    .select((
+                        ProductRow::as_select(),
+                        categories::name.nullable(),
+                        brands::name.nullable(),
+                    ))
+                    .order(products::id.asc())
+                    .into_boxed();
+                match selection {
+                    Selection::Page(page) => {
+                        if let Some(after) = &page.after {
+                            query = query.filter(products::id.gt(after.as_str()));
                         }
+                        if let Some(term) = &page.search {
+                            query = query.filter(
+                                products::search_text
+                                    .like(contains_pattern(term.as_str()))
+                                    .escape('\\'),
+                            );
+                            match &path {
+                                SearchPath::Walk => {}
+                                SearchPath::WalkThrough(last) => {
+                                    query = query.filter(products::id.le(last.as_str()));
+                                }
+                                SearchPath::Candidates(ids) if ids.is_empty() => {
+                                    return Ok(Vec::new());
+                                }
+                                SearchPath::Candidates(ids) => {
+                                    query = query.filter(products::id.eq_any(ids));
+                                }
+                            }
+                        }
+                        if let Some(category) = &page.category {
+                            query = query.filter(products::category_id.eq(category.as_str()));
+                        }
+                        if let Some(brand) = &page.brand {
+                            query = query.filter(products::brand_id.eq(brand.as_str()));
+                        }
+                        if let Some(product_type) = &page.product_type {
+                            query = query
+                                .filter(products::product_type.eq(product_type.as_str()));
+                        }
+                        if let Some(active) = page.active.product_active() {
+                            query = query.filter(products::active.eq(active));
+                        }
+                        if let Some(since) = page.updated_since {
+                            query = query.filter(products::updated_at_ms.ge(since.millis()));
+                        }
+                        let overfetch =
+                            i64::try_from(page.limit.get() + 1).unwrap_or(i64::MAX);
+                        query = query.limit(overfetch);
                     }
-                    if let Some(category) = &page.category {
-                        query = query.filter(products::category_id.eq(category.as_str()));
+                    Selection::Ids(ids) => {
+                        query = query.filter(products::id.eq_any(ids));
                     }
-                    if let Some(brand) = &page.brand {
-                        query = query.filter(products::brand_id.eq(brand.as_str()));
-                    }
-                    if let Some(product_type) = &page.product_type {
-                        query = query.filter(products::product_type.eq(product_type.as_str()));
-                    }
-                    if let Some(active) = page.active.product_active() {
-                        query = query.filter(products::active.eq(active));
-                    }
-                    if let Some(since) = page.updated_since {
-                        query = query.filter(products::updated_at_ms.ge(since.millis()));
-                    }
-                    let overfetch = i64::try_from(page.limit.get() + 1).unwrap_or(i64::MAX);
-                    query = query.limit(overfetch);
                 }
-                Selection::Ids(ids) => {
-                    query = query.filter(products::id.eq_any(ids));
+                let rows: Vec<ProductWithNames> = query.load(&mut *self).await?;
+                match (&path, search) {
+                    (SearchPath::WalkThrough(_), Some((term, page)))
+                        if rows.len() <= page.limit.get() =>
+                    {
+                        path = self.past_window(shop, term, page.limit.get()).await?;
+                    }
+                    _ => break rows,
                 }
-            }
-            let rows: Vec<ProductWithNames> = query.load(&mut *self).await?;
+            };
             if rows.is_empty() {
                 return Ok(Vec::new());
             }

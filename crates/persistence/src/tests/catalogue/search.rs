@@ -16,7 +16,9 @@ use super::super::fixtures::{imported, product, store_products, two_shops, varia
 use super::super::{TestDb, test_databases};
 use super::search;
 use crate::DatabaseUrl;
-use crate::catalogue::search::{INDEX_PROBE_PER_ROW, ProductSearchIndex};
+use crate::catalogue::search::{
+    INDEX_PROBE_PER_ROW, ProductSearchIndex, SearchPath, WALK_WINDOW_PER_ROW,
+};
 use crate::database::{SqliteConn, with_conn};
 
 fn named(id: &str, name: &str) -> Product {
@@ -120,20 +122,31 @@ async fn search_finds_exactly_the_products_whose_text_holds_the_term() {
 
 #[tokio::test]
 async fn common_and_rare_terms_page_alike_whichever_way_the_list_is_read() {
-    // Limit 1: past 2 × INDEX_PROBE_PER_ROW matches, SQLite walks the list instead.
-    let common = 2 * INDEX_PROBE_PER_ROW + 10;
-    let catalogue: Vec<Product> = (0..common + 5)
+    // Limit 1: SQLite's bounded walk reads 2 × WALK_WINDOW_PER_ROW products, its index probe
+    // takes up to 2 × INDEX_PROBE_PER_ROW matches.
+    let window = 2 * WALK_WINDOW_PER_ROW;
+    let probe = 2 * INDEX_PROBE_PER_ROW;
+    let size = 2 * window + probe + 50;
+    let catalogue: Vec<Product> = (0..size)
         .map(|n| {
-            let kind = if n % 23 == 7 { "Veste" } else { "Pull" };
-            named(&format!("p{n:03}"), &format!("{kind} {n}"))
+            let name = match n {
+                // Rare, and none in the first window: the index's matches.
+                _ if n == window + 50 || n == size - 2 => "Gilet",
+                // None in the first window, more than the probe takes further on: a long walk.
+                _ if n >= 2 * window => "Manteau",
+                // Common from the start: the bounded walk fills the page.
+                _ => "Pull",
+            };
+            named(&format!("p{n:03}"), &format!("{name} {n}"))
         })
         .collect();
     for t in test_databases().await {
         let (a, b) = two_shops(&t.db).await;
         store_products(&t.db, &a, catalogue.iter().cloned().map(imported).collect()).await;
-        // Another shop's matches neither count nor show.
-        store_products(&t.db, &b, vec![imported(named("q-1", "Veste"))]).await;
-        for term in ["pull", "veste", "ste 1"] {
+        // Another shop's products neither match, nor count in a window or a probe.
+        let elsewhere = (0..probe).map(|n| imported(named(&format!("q-{n:03}"), "Gilet")));
+        store_products(&t.db, &b, elsewhere.collect()).await;
+        for term in ["pull", "gilet", "manteau", "let 3", "u"] {
             let found = search_all(&t, &a, term, 1).await;
             assert_eq!(
                 found,
@@ -145,12 +158,36 @@ async fn common_and_rare_terms_page_alike_whichever_way_the_list_is_read() {
         if let DatabaseUrl::Sqlite(path) = &t.url {
             let mut conn = SqliteConn::establish(path.to_str().unwrap()).await.unwrap();
             let term = |raw: &str| SearchTerm::parse(raw).unwrap().unwrap();
-            let pulls = conn.search_candidates(&a.id, &term("pull"), 1).await;
-            assert_eq!(pulls.unwrap(), None, "a common term walks the list");
-            let vestes = conn.search_candidates(&a.id, &term("veste"), 1).await;
-            assert_eq!(vestes.unwrap().map(|ids| ids.len()), Some(5));
-            let short = conn.search_candidates(&a.id, &term("ve"), 1).await;
-            assert_eq!(short.unwrap(), None, "two characters have no trigram");
+            let window_end = format!("p{:03}", window - 1);
+            let pulls = conn.first_path(&a.id, &term("pull"), None, 1).await;
+            assert_eq!(pulls.unwrap(), SearchPath::WalkThrough(window_end));
+            let near_end = format!("p{:03}", size - window + 1);
+            let rest = conn
+                .first_path(&a.id, &term("pull"), Some(&near_end), 1)
+                .await;
+            assert_eq!(
+                rest.unwrap(),
+                SearchPath::Walk,
+                "the rest is shorter than a window"
+            );
+            let short = conn.first_path(&a.id, &term("pu"), None, 1).await;
+            assert_eq!(
+                short.unwrap(),
+                SearchPath::Walk,
+                "two characters have no trigram"
+            );
+            let gilets = conn.past_window(&a.id, &term("gilet"), 1).await;
+            let SearchPath::Candidates(mut ids) = gilets.unwrap() else {
+                panic!("a rare term reads the index's matches");
+            };
+            ids.sort_unstable();
+            assert_eq!(ids, expected(&catalogue, "gilet"));
+            let manteaux = conn.past_window(&a.id, &term("manteau"), 1).await;
+            assert_eq!(
+                manteaux.unwrap(),
+                SearchPath::Walk,
+                "too many matches to sort"
+            );
         }
     }
 }
