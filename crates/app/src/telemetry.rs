@@ -27,8 +27,8 @@ pub enum LogFormat {
 /// its formatted line over, and a busy server writes many lines per `write(2)` instead of one
 /// each (the access log's system calls were the largest cost of a cheap request). The writer
 /// thread flushes whenever it has caught up, so a quiet server's lines appear at once. No
-/// line is dropped: a request waits when 64 Ki lines are pending. The returned guard flushes
-/// what is left when dropped; keep it until the process ends.
+/// line is dropped: a request waits when [`LINES_PENDING`] lines are pending. The returned guard
+/// flushes what is left when dropped; keep it until the process ends.
 #[must_use = "dropping the guard stops the log writer"]
 pub fn init(format: LogFormat) -> WorkerGuard {
     let ansi = std::io::stderr().is_terminal();
@@ -41,7 +41,11 @@ pub fn init(format: LogFormat) -> WorkerGuard {
     guard
 }
 
-const LINES_PENDING: usize = 64 * 1024;
+/// Each pending line holds a copy of itself (about 200 bytes for an access line) and a channel
+/// slot: 64 Ki lines, the bound before, could keep 17 MB when the writer fell behind. 4 Ki lines
+/// (about 1 MB) still absorb a second of a busy server's lines at the benchmark's rate of mixed
+/// requests, and 60 ms at 70,000 `/me` a second.
+const LINES_PENDING: usize = 4 * 1024;
 
 /// Logs to `writer` (tests capture the server's lines this way). Returns `false` when a
 /// subscriber was already installed: a second init (tests starting several servers) is
