@@ -20,6 +20,7 @@ mod database;
 mod error;
 mod health;
 mod import;
+mod kept_prepared;
 mod keys;
 mod loyalty;
 mod migrate;

@@ -33,6 +33,7 @@ use shop_ports::port::{AdjustmentCommand, AdjustmentOutcome, IdempotencyClaim};
 
 use crate::database::impl_for_each_backend;
 use crate::error::DbError;
+use crate::kept_prepared::KeptPrepared;
 use crate::rows::{IdempotencyRow, MovementRow, Recorded, RecordedOutcome};
 use crate::schema::{idempotency_records, products, stock_movements, variants};
 
@@ -150,11 +151,12 @@ impl_for_each_backend! {
             variant: &VariantId,
             delta: i64,
         ) -> Result<i64, DbError> {
-            let updated = diesel::update(variants::table)
+            let update = diesel::update(variants::table)
                 .filter(variants::shop_id.eq(shop.as_str()))
                 .filter(variants::id.eq(variant.as_str()))
                 .set(variants::stock.eq(variants::stock + delta))
-                .returning(variants::stock)
+                .returning(variants::stock);
+            let updated = KeptPrepared(update)
                 .get_result(self)
                 .await
                 .optional()?;
@@ -170,29 +172,24 @@ impl_for_each_backend! {
             product: &str,
             at: Timestamp,
         ) -> Result<(), DbError> {
-            diesel::update(products::table)
+            let update = diesel::update(products::table)
                 .filter(products::shop_id.eq(shop.as_str()))
                 .filter(products::id.eq(product))
                 .filter(products::updated_at_ms.lt(at.millis()))
-                .set(products::updated_at_ms.eq(at.millis()))
-                .execute(self)
-                .await?;
+                .set(products::updated_at_ms.eq(at.millis()));
+            KeptPrepared(update).execute(self).await?;
             Ok(())
         }
 
         async fn insert_movement(&mut self, row: &MovementRow) -> Result<(), DbError> {
-            diesel::insert_into(stock_movements::table)
-                .values(row)
-                .execute(self)
-                .await?;
+            let insert = diesel::insert_into(stock_movements::table).values(row);
+            KeptPrepared(insert).execute(self).await?;
             Ok(())
         }
 
         async fn insert_record(&mut self, row: &IdempotencyRow) -> Result<(), DbError> {
-            diesel::insert_into(idempotency_records::table)
-                .values(row)
-                .execute(self)
-                .await?;
+            let insert = diesel::insert_into(idempotency_records::table).values(row);
+            KeptPrepared(insert).execute(self).await?;
             Ok(())
         }
     }

@@ -8,6 +8,7 @@ mod clients;
 mod fixtures;
 mod import;
 mod import_sales;
+mod kept_prepared;
 mod keys;
 mod loyalty;
 mod migrations;
