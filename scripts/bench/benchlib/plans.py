@@ -66,6 +66,9 @@ def parameters(dataset, shop_id, common_term, deep_rows):
     client = _query(dataset, f"SELECT client_id {newest} AND client_id IS NOT NULL {by_date} "
                              "LIMIT 1")
     rare = (sku or ean or middle_id).lower()
+    # Where the search's first, bounded walk ends for a page of 20 (catalogue/search.rs).
+    window = _query(dataset, f"SELECT id FROM products WHERE shop_id = {shop} ORDER BY id "
+                             "LIMIT 1 OFFSET 1049")
     found = {
         "shop_id": shop_id,
         "product_after": middle_id,
@@ -79,6 +82,8 @@ def parameters(dataset, shop_id, common_term, deep_rows):
     found.update({f"order_id_{i + 1}": id for i, id in enumerate(orders)})
     if client:
         found["client_id"] = client[0][0]
+    if window:
+        found["window_end"] = window[0][0]
     return found
 
 

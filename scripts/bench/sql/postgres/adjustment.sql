@@ -16,8 +16,6 @@ SELECT :slug || '-p' || lpad((:client_id + 1)::text, 7, '0') AS product_id,
        (extract(epoch FROM clock_timestamp()) * 1000)::bigint AS now_ms,
        'inventaire' AS reason
 \gset
--- The pool's check of the connection it hands out.
-SELECT :one;
 BEGIN;
 -- (b) The shop's variant, its product and the product's track_stock.
 SELECT "products"."id", "products"."track_stock" FROM ("variants" INNER JOIN "products" ON (("products"."id" = "variants"."product_id") AND ("products"."shop_id" = "variants"."shop_id"))) WHERE (("variants"."shop_id" = :shop_id) AND ("variants"."id" = :variant_id)) LIMIT :one;

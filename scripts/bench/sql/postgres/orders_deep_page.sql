@@ -5,10 +5,7 @@
 -- the 500,000th order newest first (the cursor's row), -D order_ids=<the next page's order ids
 -- as a text array> (see README.md).
 
-\set one 1
 \set lim 21
--- The pool's check of the connection it hands out (one per request).
-SELECT :one;
 -- The page: limit + 1 orders strictly after the cursor's row, newest first.
 SELECT "orders"."id", "orders"."shop_id", "orders"."order_number", "orders"."source", "orders"."status", "orders"."payment_status", "orders"."subtotal_cents", "orders"."discount_amount_cents", "orders"."tax_amount_cents", "orders"."total_cents", "orders"."payment_method", "orders"."paid_at_ms", "orders"."client_id", "orders"."created_at_ms", "orders"."updated_at_ms" FROM "orders" WHERE ((("orders"."shop_id" = :shop_id) AND ("orders"."created_at_ms" <= :deep_at)) AND (("orders"."created_at_ms" < :deep_at) OR (("orders"."created_at_ms" = :deep_at) AND ("orders"."id" < :deep_id)))) ORDER BY "orders"."created_at_ms" DESC, "orders"."id" DESC LIMIT :lim;
 -- Every item of those orders, in list order.

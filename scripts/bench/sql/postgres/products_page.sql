@@ -4,11 +4,8 @@
 -- `-M prepared`. Variables: -D shop_id=<shop id> -D ids=<the page's product ids as a
 -- text array, e.g. {bench-p0000001,bench-p0000002}> (see README.md).
 
-\set one 1
 \set active true
 \set lim 21
--- The pool's check of the connection it hands out (one per request).
-SELECT :one;
 -- The page: limit + 1 products, by id, with their category and brand names.
 SELECT "products"."id", "products"."shop_id", "products"."name", "products"."product_type", "products"."ean", "products"."sku", "products"."price_cents", "products"."list_price_cents", "products"."compare_at_price_cents", "products"."promo_active", "products"."tax_rate_hundredths", "products"."active", "products"."track_stock", "products"."tags", "products"."photos", "products"."category_id", "products"."brand_id", '', "products"."created_at_ms", "products"."updated_at_ms", "categories"."name", "brands"."name" FROM (("products" LEFT OUTER JOIN "categories" ON (("categories"."id" = "products"."category_id") AND ("categories"."shop_id" = "products"."shop_id"))) LEFT OUTER JOIN "brands" ON (("brands"."id" = "products"."brand_id") AND ("brands"."shop_id" = "products"."shop_id"))) WHERE (("products"."shop_id" = :shop_id) AND ("products"."active" = :active)) ORDER BY "products"."id" ASC LIMIT :lim;
 -- Every variant of those products, in display order.
