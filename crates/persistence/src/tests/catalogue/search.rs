@@ -143,8 +143,9 @@ async fn common_and_rare_terms_page_alike_whichever_way_the_list_is_read() {
     for t in test_databases().await {
         let (a, b) = two_shops(&t.db).await;
         store_products(&t.db, &a, catalogue.iter().cloned().map(imported).collect()).await;
-        // Another shop's products neither match, nor count in a window or a probe.
-        let elsewhere = (0..probe).map(|n| imported(named(&format!("q-{n:03}"), "Gilet")));
+        // Another shop's products neither match, nor count in a window or a probe: their ids
+        // sort before this shop's, so a window that counted them would end elsewhere.
+        let elsewhere = (0..probe).map(|n| imported(named(&format!("a-{n:03}"), "Gilet")));
         store_products(&t.db, &b, elsewhere.collect()).await;
         for term in ["pull", "gilet", "manteau", "let 3", "u"] {
             let found = search_all(&t, &a, term, 1).await;
