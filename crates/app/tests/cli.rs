@@ -67,6 +67,14 @@ impl Cli {
         String::from_utf8(output.stdout).expect("utf-8 stdout")
     }
 
+    /// A new key of `shop` with these scopes (comma-separated), as `key create` prints it.
+    fn key(&self, shop: &str, scopes: &str) -> String {
+        let args = [
+            "key", "create", "--shop", shop, "--label", "ERP", "--scopes", scopes,
+        ];
+        self.ok(&args).trim().to_owned()
+    }
+
     fn database_url(&self) -> String {
         format!("sqlite://{}", self.dir.path().join("cli.db").display())
     }

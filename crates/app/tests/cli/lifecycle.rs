@@ -92,18 +92,7 @@ fn stocked_shop(cli: &Cli) -> String {
             "variants": [{"id": "v1", "label": "Unique", "priceCents": 100, "stock": 0}]}]}),
     );
     cli.ok(&["import", "--shop", "atelier", &file]);
-    cli.ok(&[
-        "key",
-        "create",
-        "--shop",
-        "atelier",
-        "--label",
-        "ERP",
-        "--scopes",
-        "stock:write",
-    ])
-    .trim()
-    .to_owned()
+    cli.key("atelier", "stock:write")
 }
 
 /// What a client saw of one adjustment.

@@ -113,18 +113,7 @@ fn free_port() -> SocketAddr {
 /// A shop and a key that may call `GET /me`, created through the CLI.
 fn shop_with_key(cli: &Cli) -> String {
     cli.ok(&["shop", "create", "--slug", "atelier", "--name", "Atelier"]);
-    cli.ok(&[
-        "key",
-        "create",
-        "--shop",
-        "atelier",
-        "--label",
-        "ERP",
-        "--scopes",
-        "products:read",
-    ])
-    .trim()
-    .to_owned()
+    cli.key("atelier", "products:read")
 }
 
 fn header<'a>(head: &'a str, name: &str) -> Option<&'a str> {
