@@ -79,15 +79,12 @@ fn embedded_versions(migrations: EmbeddedMigrations) -> Vec<String> {
 
 #[cfg(test)]
 mod tests {
-    use std::time::Duration;
 
     use shop_ports::port::PoolMonitor;
 
     use super::*;
-    use crate::PoolOptions;
-    use crate::database::checkout;
     use crate::migrate::revert_last;
-    use crate::tests::{sqlite, test_databases};
+    use crate::tests::{exhausted_sqlite, sqlite, test_databases};
 
     #[tokio::test]
     async fn a_migrated_database_is_ready_and_one_missing_migration_is_not() {
@@ -105,16 +102,7 @@ mod tests {
 
     #[tokio::test]
     async fn an_exhausted_pool_is_unreachable_counted_and_visible_in_the_stats() {
-        let t = sqlite().await;
-        let options = PoolOptions {
-            max_size: 1,
-            wait_timeout: Duration::from_millis(50),
-        };
-        let db = Database::open(&t.url, options).await.unwrap();
-        let Pool::Sqlite(pool) = &db.pool else {
-            panic!("expected a SQLite pool");
-        };
-        let held = checkout(pool.get(), db.wait_timeout).await.unwrap();
+        let (_t, db, held) = exhausted_sqlite().await;
         let stats = db.pool_stats();
         assert_eq!((stats.max_size, stats.open, stats.in_use), (1, 1, 1));
 

@@ -1,12 +1,9 @@
-use std::time::Duration;
-
 use shop_domain::shop::ShopSlug;
 use shop_ports::StoreError;
 use shop_ports::port::ShopStore;
 
 use super::fixtures::{at, shop};
-use super::{sqlite, test_databases};
-use crate::database::{Pool, checkout};
+use super::{exhausted_sqlite, test_databases};
 use crate::migrate;
 use crate::{ConnectError, Database, DatabaseUrl, PoolOptions};
 
@@ -83,16 +80,7 @@ async fn an_unreachable_server_fails_to_open() {
 
 #[tokio::test]
 async fn an_exhausted_pool_is_unavailable() {
-    let t = sqlite().await;
-    let options = PoolOptions {
-        max_size: 1,
-        wait_timeout: Duration::from_millis(50),
-    };
-    let db = Database::open(&t.url, options).await.unwrap();
-    let Pool::Sqlite(pool) = &db.pool else {
-        panic!("expected a SQLite pool");
-    };
-    let _held = checkout(pool.get(), db.wait_timeout).await.unwrap();
+    let (_t, db, _held) = exhausted_sqlite().await;
     let result = db.find_shop_by_slug(&ShopSlug::parse("any").unwrap()).await;
     assert!(
         matches!(result, Err(StoreError::Unavailable(_))),

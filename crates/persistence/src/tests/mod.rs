@@ -20,11 +20,13 @@ mod stock_idempotency;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::time::{SystemTime, UNIX_EPOCH};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use diesel::connection::{Instrumentation, InstrumentationEvent};
+use diesel_async::pooled_connection::deadpool::Object;
 use diesel_async::{AsyncConnection, AsyncPgConnection, SimpleAsyncConnection};
 
+use crate::database::{Pool, SqliteConn, checkout};
 use crate::{Database, DatabaseUrl, PoolOptions};
 
 /// A database for one test, removed when dropped.
@@ -77,6 +79,22 @@ pub(crate) async fn sqlite_with(options: PoolOptions) -> TestDb {
         url,
         _cleanup: Cleanup::Sqlite(dir),
     }
+}
+
+/// A SQLite database whose pool has one connection, checked out and held by the caller: any
+/// other checkout gives up after 50 ms. Dropping the held connection frees the pool.
+pub(crate) async fn exhausted_sqlite() -> (TestDb, Database, Object<SqliteConn>) {
+    let t = sqlite().await;
+    let options = PoolOptions {
+        max_size: 1,
+        wait_timeout: Duration::from_millis(50),
+    };
+    let db = Database::open(&t.url, options).await.unwrap();
+    let Pool::Sqlite(pool) = &db.pool else {
+        panic!("expected a SQLite pool");
+    };
+    let held = checkout(pool.get(), db.wait_timeout).await.unwrap();
+    (t, db, held)
 }
 
 async fn postgres(admin_url: &str) -> TestDb {
