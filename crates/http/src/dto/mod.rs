@@ -10,7 +10,13 @@
 //! true of every DTO: a body has exactly the fields declared here. Likewise every `Option`
 //! field says `#[schema(required = true)]`: its key is always there, only its value may be
 //! `null`.
+//!
+//! The list and detail DTOs of products and orders borrow their text from the domain value
+//! instead of copying it: a page is built, serialized and dropped within one handler call, and
+//! copying every string of 20 products or orders was a large share of a page's CPU
+//! (docs/PERFORMANCE.md).
 
+mod as_text;
 pub mod client;
 pub mod loyalty;
 pub mod me;

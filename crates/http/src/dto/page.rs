@@ -28,7 +28,7 @@ pub struct PageInfoDto {
 }
 
 impl<T> ListDto<T> {
-    pub fn from_page<U>(page: &Page<U>, to_dto: impl Fn(&U) -> T) -> Self {
+    pub fn from_page<'page, U>(page: &'page Page<U>, to_dto: impl Fn(&'page U) -> T) -> Self {
         Self {
             data: page.items.iter().map(to_dto).collect(),
             page_info: PageInfoDto {
