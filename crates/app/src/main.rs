@@ -2,6 +2,12 @@ use clap::Parser;
 use shop_app::cli::{Cli, run};
 use shop_app::telemetry;
 
+// jemalloc, not glibc's malloc, for Rust's allocations and SQLite's (the unprefixed feature):
+// a third less CPU per list page, and freed memory goes back to the system after a few
+// seconds where glibc's per-thread arenas kept their peak (docs/PERFORMANCE.md).
+#[global_allocator]
+static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
+
 #[tokio::main]
 async fn main() -> std::process::ExitCode {
     let cli = Cli::parse();

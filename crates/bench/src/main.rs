@@ -8,6 +8,11 @@ use clap::Parser;
 use shop_bench::FixedBody;
 use shop_http::ServerOptions;
 
+// The API's allocator (crates/app/src/main.rs), so that the ceiling differs from the API only
+// by the work the API does.
+#[global_allocator]
+static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
+
 #[derive(Debug, Parser)]
 #[command(
     name = "ceiling",
