@@ -257,6 +257,8 @@ def bench_backend(settings, backend):
         measured["seed"]["big"] = datasets.seed(settings, big, settings.big)
         small = datasets.create(backend, "small", settings)
         measured["seed"]["small"] = datasets.seed(settings, small, settings.small)
+        measured["settle_s"] = datasets.settle(settings, [big, small])
+        print(f"  on disk (checkpoint, sync) in {measured['settle_s']} s", flush=True)
         big_key = datasets.create_key(settings, big)
         small_key = datasets.create_key(settings, small)
 
