@@ -50,7 +50,7 @@ pub async fn list(
         .list(&principal.shop.id, &query)
         .await
         .map_err(ApiError::reading(Resource::Order))?;
-    Ok(HttpResponse::Ok().json(ListDto::from_page(&page, |order| OrderDto::from(order))))
+    Ok(HttpResponse::Ok().json(ListDto::from_page(&page, OrderDto::from)))
 }
 
 #[utoipa::path(
