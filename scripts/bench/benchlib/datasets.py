@@ -110,9 +110,9 @@ def seed(settings, dataset, sizes):
 
 def settle(settings, datasets):
     """Puts what the seeds wrote on disk before anything is measured: a PostgreSQL CHECKPOINT
-    per database, then sync(2). Otherwise the seed's write-back (gigabytes of dirty pages)
-    lands in the middle of a measurement: a run's first SQLite checkpoint, whose fsync waits
-    for all of it, once held every adjustment for over a second. Returns the seconds taken."""
+    per database (otherwise its checkpointer writes the seed's dirty buffers during some
+    later measurement), then sync(2) for what the page cache still holds. Returns the
+    seconds taken."""
     started = time.monotonic()
     for dataset in datasets:
         if dataset.pg_name:
