@@ -141,7 +141,8 @@ mod tests {
     #[test]
     fn renders_as_the_format_description_does_across_centuries_and_leap_days() {
         let day = 86_400_000_i64;
-        // Steps of prime length walk through every field's digits, months and leap days.
+        // A step of 29 days and an odd number of milliseconds lands on every day of the month,
+        // hour, minute, second and millisecond digit over the years, leap days included.
         let mut millis = Timestamp::parse_rfc3339("0001-01-01T00:00:00Z")
             .unwrap()
             .millis();
