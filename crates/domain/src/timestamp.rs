@@ -52,6 +52,17 @@ impl Timestamp {
         self.to_string()
     }
 
+    /// `time`'s general formatter: the renderer for years before 0, and the reference the
+    /// tests hold the fast one to.
+    fn formatted_by_description(self) -> String {
+        let format = format_description!(
+            "[year]-[month]-[day]T[hour]:[minute]:[second].[subsecond digits:3]Z"
+        );
+        self.to_datetime()
+            .format(&format)
+            .unwrap_or_else(|_| String::from("1970-01-01T00:00:00.000Z"))
+    }
+
     pub const fn plus_millis(self, millis: i64) -> Self {
         Self(self.0.saturating_add(millis))
     }
@@ -82,17 +93,6 @@ impl fmt::Display for Timestamp {
         put_digits(&mut text[20..23], at.millisecond());
         // Only ASCII digits were written into an ASCII template.
         f.write_str(std::str::from_utf8(&text).map_err(|_| fmt::Error)?)
-    }
-}
-
-impl Timestamp {
-    fn formatted_by_description(self) -> String {
-        let format = format_description!(
-            "[year]-[month]-[day]T[hour]:[minute]:[second].[subsecond digits:3]Z"
-        );
-        self.to_datetime()
-            .format(&format)
-            .unwrap_or_else(|_| String::from("1970-01-01T00:00:00.000Z"))
     }
 }
 
