@@ -131,8 +131,15 @@ impl PresentedKey {
 
     /// SHA-256 of the full key: the identity under which a successful verification may be
     /// remembered without keeping the secret itself in memory.
+    /// The full key is hashed in its parts, without being assembled in memory first.
     pub fn digest(&self) -> [u8; 32] {
-        Sha256::digest(self.reveal().as_bytes()).into()
+        Sha256::new()
+            .chain_update(KEY_MARKER)
+            .chain_update(&self.prefix.0)
+            .chain_update("_")
+            .chain_update(&self.secret.0)
+            .finalize()
+            .into()
     }
 }
 
@@ -219,6 +226,13 @@ mod tests {
             KeySecret::from_random_bytes([2; 32]),
         );
         assert_ne!(a.digest(), b.digest());
+    }
+
+    #[test]
+    fn digest_is_the_sha256_of_the_full_key() {
+        let key = PresentedKey::parse(&format!("svc_live_{PREFIX}_{}", secret())).unwrap();
+        let whole: [u8; 32] = Sha256::digest(key.reveal().as_bytes()).into();
+        assert_eq!(key.digest(), whole);
     }
 
     #[test]

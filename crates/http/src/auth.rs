@@ -17,7 +17,7 @@ use actix_web::{HttpMessage as _, HttpRequest};
 use shop_domain::api_key::KeyPrefix;
 use shop_domain::id::ShopId;
 use shop_domain::scope::Operation;
-use shop_ports::usecase::{AuthError, Principal, Rejection};
+use shop_ports::usecase::{AuthError, DigestedKey, Principal, Recall, Rejection};
 
 use crate::ApiState;
 use crate::error::ApiError;
@@ -44,8 +44,8 @@ pub fn bearer_token(headers: &HeaderMap) -> Option<&str> {
 /// `operation`. Handlers call it first, before looking at parameters.
 ///
 /// 1. A client address over its budget of failed authentications gets 429, unless the token
-///    is a key verified moments ago: that bounds the argon2 work a flood of wrong keys causes,
-///    while the known keys of a shared address (a NAT, a proxy) keep working.
+///    is a key this instance has verified: that bounds the argon2 work a flood of wrong keys
+///    causes, while the known keys of a shared address (a NAT, a proxy) keep working.
 /// 2. A missing, malformed or invalid key is 401, and counts as a failure of the address.
 /// 3. The key's read or write budget is consumed; over budget is 429. Either way what was
 ///    counted is left in the request's extensions for the headers middleware.
@@ -55,23 +55,12 @@ pub async fn authenticate(
     state: &ApiState,
     operation: Operation,
 ) -> Result<Principal, ApiError> {
-    let token = bearer_token(request.headers());
-    let client = client_address(request);
-    refuse_failing_client(state, token, &client).await?;
-    let identified = match token {
-        Some(token) => state.authenticator.identify(token).await,
-        None => {
-            let failure = AuthFailure::header(request.headers());
-            return refuse(request, state, &client, failure).await;
+    let principal = match presented_key(request.headers()) {
+        Ok(presented) => identify(request, state, &presented).await?,
+        Err(failure) => {
+            check_failure_budget(request, state).await?;
+            return Err(refuse(request, state, failure).await);
         }
-    };
-    let principal = match identified {
-        Ok(principal) => principal,
-        Err(AuthError::Unauthorized(rejection)) => {
-            return refuse(request, state, &client, AuthFailure::Key(rejection)).await;
-        }
-        // An unreachable key store or a failing hasher is not the client's failure.
-        Err(other) => return Err(other.into()),
     };
     request.extensions_mut().insert(Caller {
         key_prefix: principal.key_prefix.clone(),
@@ -80,6 +69,39 @@ pub async fn authenticate(
     count(request, state, &principal).await?;
     principal.authorize(operation)?;
     Ok(principal)
+}
+
+/// The key of the `Authorization` header, parsed and digested once for the whole request.
+fn presented_key(headers: &HeaderMap) -> Result<DigestedKey, AuthFailure> {
+    let token = bearer_token(headers).ok_or_else(|| AuthFailure::header(headers))?;
+    DigestedKey::parse(token).map_err(AuthFailure::Key)
+}
+
+/// Steps 1 and 2 for a well-formed key. A key verified moments ago costs one cache lookup;
+/// only a key this instance has never verified is held to the address's failure budget.
+async fn identify(
+    request: &HttpRequest,
+    state: &ApiState,
+    presented: &DigestedKey,
+) -> Result<Principal, ApiError> {
+    let authenticator = &state.authenticator;
+    let identified = match authenticator.recall(presented).await {
+        Ok(Recall::Fresh(principal)) => Ok(principal),
+        Ok(Recall::Stale) => authenticator.identify_key(presented).await,
+        Ok(Recall::Unknown) => {
+            check_failure_budget(request, state).await?;
+            authenticator.identify_key(presented).await
+        }
+        Err(error) => Err(error),
+    };
+    match identified {
+        Ok(principal) => Ok(principal),
+        Err(AuthError::Unauthorized(rejection)) => {
+            Err(refuse(request, state, AuthFailure::Key(rejection)).await)
+        }
+        // An unreachable key store or a failing hasher is not the client's failure.
+        Err(other) => Err(other.into()),
+    }
 }
 
 /// Who made a request whose key authenticated; left in the request's extensions for its log
@@ -122,30 +144,21 @@ impl AuthFailure {
 }
 
 /// Step 2's refusal: counted against the client address, remembered for the log line.
-async fn refuse(
-    request: &HttpRequest,
-    state: &ApiState,
-    client: &str,
-    failure: AuthFailure,
-) -> Result<Principal, ApiError> {
+async fn refuse(request: &HttpRequest, state: &ApiState, failure: AuthFailure) -> ApiError {
     request.extensions_mut().insert(failure);
-    state.rate_limiter.record_failure(client).await;
-    Err(ApiError::Unauthorized)
+    state
+        .rate_limiter
+        .record_failure(&client_address(request))
+        .await;
+    ApiError::Unauthorized
 }
 
-/// Step 1. The in-process cache is asked first: a recently verified key skips the
-/// failure budget, and with it a round trip to a shared rate-limit store.
-async fn refuse_failing_client(
-    state: &ApiState,
-    token: Option<&str>,
-    client: &str,
-) -> Result<(), ApiError> {
-    if let Some(token) = token
-        && state.authenticator.is_recently_verified(token).await
-    {
-        return Ok(());
-    }
-    let failures = state.rate_limiter.failures_allowed(client).await;
+/// Step 1's budget: how many failed authentications the client address has left.
+async fn check_failure_budget(request: &HttpRequest, state: &ApiState) -> Result<(), ApiError> {
+    let failures = state
+        .rate_limiter
+        .failures_allowed(&client_address(request))
+        .await;
     if failures.allowed {
         Ok(())
     } else {

@@ -87,6 +87,35 @@ impl std::fmt::Display for Rejection {
     }
 }
 
+/// A bearer token read once per request: the key it presents and the digest under which a
+/// verification of it is remembered, so that neither is computed twice.
+pub struct DigestedKey {
+    key: PresentedKey,
+    digest: [u8; 32],
+}
+
+impl DigestedKey {
+    /// A token that is not of the form `svc_live_<prefix>_<secret>` is [`Rejection::Malformed`].
+    pub fn parse(token: &str) -> Result<Self, Rejection> {
+        let key = PresentedKey::parse(token).map_err(|_| Rejection::Malformed)?;
+        Ok(Self {
+            digest: key.digest(),
+            key,
+        })
+    }
+}
+
+/// What [`Authenticator::recall`] found in the cache.
+#[derive(Debug)]
+pub enum Recall {
+    /// Verified moments ago (within the freshness delay) and still usable: the caller.
+    Fresh(Principal),
+    /// Verified before, to be re-read from the store (without argon2).
+    Stale,
+    /// Not verified by this instance, or forgotten since.
+    Unknown,
+}
+
 /// Counters for tests and metrics.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct AuthStats {
@@ -94,7 +123,6 @@ pub struct AuthStats {
     pub cache_hits: u64,
 }
 
-#[derive(Clone)]
 struct VerifiedKey {
     key: ApiKey,
     shop: Shop,
@@ -106,7 +134,8 @@ pub struct Authenticator {
     hasher: Arc<dyn SecretHasher>,
     clock: Arc<dyn Clock>,
     freshness_millis: i64,
-    verified: Cache<[u8; 32], VerifiedKey>,
+    // Shared, so that a cache hit copies a pointer rather than the key's and the shop's text.
+    verified: Cache<[u8; 32], Arc<VerifiedKey>>,
     verifications: AtomicU64,
     cache_hits: AtomicU64,
 }
@@ -171,23 +200,35 @@ impl Authenticator {
         Ok(principal)
     }
 
-    /// Whether this instance has verified `token` (its cache entry may be stale: re-reading a
-    /// known key costs a row read, never an argon2 run). Lets a client that floods wrong keys
-    /// keep using the keys it really has.
-    pub async fn is_recently_verified(&self, token: &str) -> bool {
-        let Ok(presented) = PresentedKey::parse(token) else {
-            return false;
-        };
-        // `contains_key`, not `get`: the answer needs no copy of the cached key and shop.
-        self.verified.contains_key(&presented.digest())
-    }
-
     /// Authenticates `token`: only the 401 causes (and store or hasher failures). The shop's
     /// state and the scopes are checked by [`Principal::authorize`].
     pub async fn identify(&self, token: &str) -> Result<Principal, AuthError> {
-        let presented = PresentedKey::parse(token)
-            .map_err(|_| AuthError::Unauthorized(Rejection::Malformed))?;
-        let digest = presented.digest();
+        let presented = DigestedKey::parse(token).map_err(AuthError::Unauthorized)?;
+        self.identify_key(&presented).await
+    }
+
+    /// What this instance remembers of `presented`, for the price of one cache lookup and no
+    /// store read: a request that presents a key verified moments ago needs nothing more, and
+    /// one verified longer ago may skip the failure budget (re-reading its row never runs
+    /// argon2). A fresh entry of a key revoked or expired since is refused here, as
+    /// [`Self::identify_key`] would refuse it.
+    pub async fn recall(&self, presented: &DigestedKey) -> Result<Recall, AuthError> {
+        let now = self.clock.now();
+        match self.verified.get(&presented.digest).await {
+            Some(entry) if self.is_fresh(&entry, now) => {
+                self.cache_hits.fetch_add(1, Ordering::Relaxed);
+                self.usable_principal(presented, &entry, now)
+                    .await
+                    .map(Recall::Fresh)
+            }
+            Some(_) => Ok(Recall::Stale),
+            None => Ok(Recall::Unknown),
+        }
+    }
+
+    /// [`Self::identify`] for a key already parsed and digested.
+    pub async fn identify_key(&self, presented: &DigestedKey) -> Result<Principal, AuthError> {
+        let digest = presented.digest;
         let now = self.clock.now();
 
         let verified = match self.verified.get(&digest).await {
@@ -200,25 +241,36 @@ impl Authenticator {
                     self.verified.invalidate(&digest).await;
                 }
                 self.verified
-                    .try_get_with(digest, self.load_and_verify(&presented, stale, now))
+                    .try_get_with(digest, self.load_and_verify(&presented.key, stale, now))
                     .await
                     .map_err(unshare)?
             }
         };
-        if !verified.key.is_usable_at(now) {
-            self.verified.invalidate(&digest).await;
-            let rejection = if verified.key.revoked_at.is_some() {
+        self.usable_principal(presented, &verified, now).await
+    }
+
+    /// The caller of a verified entry, unless its key has been revoked or has expired: then
+    /// the entry is forgotten and the request refused.
+    async fn usable_principal(
+        &self,
+        presented: &DigestedKey,
+        verified: &VerifiedKey,
+        now: Timestamp,
+    ) -> Result<Principal, AuthError> {
+        let key = &verified.key;
+        if !key.is_usable_at(now) {
+            self.verified.invalidate(&presented.digest).await;
+            let rejection = if key.revoked_at.is_some() {
                 Rejection::Revoked
             } else {
                 Rejection::Expired
             };
             return Err(AuthError::Unauthorized(rejection));
         }
-        let VerifiedKey { key, shop, .. } = verified;
         Ok(Principal {
-            shop,
-            key_prefix: key.prefix,
-            key_label: key.label,
+            shop: verified.shop.clone(),
+            key_prefix: key.prefix.clone(),
+            key_label: key.label.clone(),
             scopes: key.scopes,
         })
     }
@@ -233,9 +285,9 @@ impl Authenticator {
     async fn load_and_verify(
         &self,
         presented: &PresentedKey,
-        stale: Option<VerifiedKey>,
+        stale: Option<Arc<VerifiedKey>>,
         now: Timestamp,
-    ) -> Result<VerifiedKey, AuthError> {
+    ) -> Result<Arc<VerifiedKey>, AuthError> {
         let Some((key, shop)) = self.keys.find_key(presented.prefix()).await? else {
             return Err(AuthError::Unauthorized(Rejection::UnknownKey));
         };
@@ -250,11 +302,11 @@ impl Authenticator {
                 return Err(AuthError::Unauthorized(Rejection::WrongSecret));
             }
         }
-        Ok(VerifiedKey {
+        Ok(Arc::new(VerifiedKey {
             key,
             shop,
             loaded_at: now,
-        })
+        }))
     }
 }
 

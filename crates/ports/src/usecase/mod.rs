@@ -13,7 +13,9 @@ pub mod seed;
 pub mod shops;
 pub mod stock;
 
-pub use authenticate::{AuthError, AuthStats, Authenticator, Principal, Rejection};
+pub use authenticate::{
+    AuthError, AuthStats, Authenticator, DigestedKey, Principal, Recall, Rejection,
+};
 pub use catalogue::ProductCatalogue;
 pub use clients::ClientDirectory;
 pub use import::{ImportError, ImportShopData};

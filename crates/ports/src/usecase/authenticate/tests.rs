@@ -364,3 +364,55 @@ async fn a_burst_of_wrong_secrets_shares_one_run_and_is_refused_every_time() {
     ));
     assert_eq!(hasher.runs.load(Ordering::SeqCst), before + 1);
 }
+
+fn digested() -> DigestedKey {
+    DigestedKey::parse(&presented().reveal()).unwrap()
+}
+
+#[tokio::test]
+async fn recall_knows_a_key_only_once_verified_and_for_the_freshness_delay() {
+    let harness = Harness::new();
+    let auth = harness.authenticator(1, 1);
+    assert!(matches!(
+        auth.recall(&digested()).await,
+        Ok(Recall::Unknown)
+    ));
+
+    auth.identify_key(&digested()).await.unwrap();
+    harness.advance(4_999);
+    let Ok(Recall::Fresh(principal)) = auth.recall(&digested()).await else {
+        panic!("a key verified 4,999 ms ago is recalled without a store read");
+    };
+    assert_eq!(principal.key_label, "ERP");
+    assert_eq!(auth.stats().cache_hits, 1);
+
+    harness.advance(1);
+    assert!(matches!(auth.recall(&digested()).await, Ok(Recall::Stale)));
+}
+
+#[tokio::test]
+async fn recall_refuses_a_key_that_expired_while_cached_and_forgets_it() {
+    let harness = Harness::new();
+    harness.update(|key, _| key.expires_at = Some(Timestamp::from_millis(1_500)));
+    let auth = harness.authenticator(1, 1);
+    auth.identify_key(&digested()).await.unwrap();
+    harness.advance(500);
+    assert!(matches!(
+        auth.recall(&digested()).await,
+        Err(AuthError::Unauthorized(Rejection::Expired))
+    ));
+    assert!(matches!(
+        auth.recall(&digested()).await,
+        Ok(Recall::Unknown)
+    ));
+}
+
+#[test]
+fn a_token_that_is_not_a_key_is_malformed() {
+    for token in ["", "svc_live_x", &presented().reveal().to_uppercase()] {
+        assert!(
+            matches!(DigestedKey::parse(token), Err(Rejection::Malformed)),
+            "{token}"
+        );
+    }
+}
