@@ -19,6 +19,7 @@ use shop_ports::port::CatalogueRepository;
 
 use crate::database::{Database, impl_for_each_backend, with_conn};
 use crate::error::DbError;
+use crate::one_of::one_of;
 use crate::rows::{ProductRow, VariantRow};
 use crate::schema::{brands, categories, products, variants};
 use search::{ProductSearchIndex, SearchPath};
@@ -107,7 +108,7 @@ impl_for_each_backend! {
                                     return Ok(Vec::new());
                                 }
                                 SearchPath::Candidates(ids) => {
-                                    query = query.filter(products::id.eq_any(ids));
+                                    query = query.filter(one_of(products::id, ids));
                                 }
                             }
                         }
@@ -132,7 +133,7 @@ impl_for_each_backend! {
                         query = query.limit(overfetch);
                     }
                     Selection::Ids(ids) => {
-                        query = query.filter(products::id.eq_any(ids));
+                        query = query.filter(one_of(products::id, ids));
                     }
                 }
                 let rows: Vec<ProductWithNames> = query.load(&mut *self).await?;
@@ -151,7 +152,7 @@ impl_for_each_backend! {
             let ids: Vec<&str> = rows.iter().map(|(row, _, _)| row.id.as_str()).collect();
             let variant_rows: Vec<VariantRow> = variants::table
                 .filter(variants::shop_id.eq(shop.as_str()))
-                .filter(variants::product_id.eq_any(&ids))
+                .filter(one_of(variants::product_id, &ids))
                 .order((
                     variants::product_id.asc(),
                     variants::position.asc(),

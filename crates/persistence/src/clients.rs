@@ -14,6 +14,7 @@ use shop_ports::port::ClientRepository;
 use crate::catalogue::contains_pattern;
 use crate::database::{Database, impl_for_each_backend, with_conn};
 use crate::error::DbError;
+use crate::one_of::one_of;
 use crate::rows::ClientRow;
 use crate::schema::clients;
 
@@ -72,7 +73,7 @@ impl_for_each_backend! {
                     query = query.limit(overfetch);
                 }
                 ClientSelection::Ids(ids) => {
-                    query = query.filter(clients::id.eq_any(ids));
+                    query = query.filter(one_of(clients::id, ids));
                 }
             }
             let rows: Vec<ClientRow> = query.load(self).await?;

@@ -24,6 +24,7 @@ mod kept_prepared;
 mod keys;
 mod loyalty;
 mod migrate;
+mod one_of;
 mod orders;
 mod rows;
 mod schema;

@@ -2,10 +2,8 @@
 //! [`OrderQueries::load_orders`], which costs exactly two queries whatever the number of orders
 //! and items: one for the orders, one for the items of all of them. No N+1.
 //!
-//! Only [`OrderRow`]'s columns are selected: the confidential ones (signatures, internal note,
+//! Only [`SelectedOrder`]'s columns are selected: the confidential ones (signatures, internal note,
 //! payment intent) never leave the database on this path.
-
-use std::collections::HashMap;
 
 use async_trait::async_trait;
 use diesel::prelude::*;
@@ -17,7 +15,8 @@ use shop_ports::port::OrderRepository;
 
 use crate::database::{Database, impl_for_each_backend, with_conn};
 use crate::error::DbError;
-use crate::rows::{OrderItemRow, OrderRow};
+use crate::one_of::one_of;
+use crate::rows::{SelectedOrder, SelectedOrderItem};
 use crate::schema::{order_items, orders};
 
 /// Which orders to load; either way newest first, by `(created_at, id)` descending.
@@ -49,7 +48,7 @@ impl_for_each_backend! {
         ) -> Result<Vec<Order>, DbError> {
             let mut query = orders::table
                 .filter(orders::shop_id.eq(shop.as_str()))
-                .select(OrderRow::as_select())
+                .select(SelectedOrder::as_select())
                 .order((orders::created_at_ms.desc(), orders::id.desc()))
                 .into_boxed();
             match selection {
@@ -87,19 +86,19 @@ impl_for_each_backend! {
                     query = query.limit(overfetch);
                 }
                 OrderSelection::Ids(ids) => {
-                    query = query.filter(orders::id.eq_any(ids));
+                    query = query.filter(one_of(orders::id, ids));
                 }
             }
-            let rows: Vec<OrderRow> = query.load(&mut *self).await?;
+            let rows: Vec<SelectedOrder> = query.load(&mut *self).await?;
             if rows.is_empty() {
                 return Ok(Vec::new());
             }
             let ids: Vec<&str> = rows.iter().map(|row| row.id.as_str()).collect();
-            let item_rows: Vec<OrderItemRow> = order_items::table
+            let item_rows: Vec<SelectedOrderItem> = order_items::table
                 .filter(order_items::shop_id.eq(shop.as_str()))
-                .filter(order_items::order_id.eq_any(&ids))
+                .filter(one_of(order_items::order_id, &ids))
                 .order((order_items::order_id.asc(), order_items::position.asc()))
-                .select(OrderItemRow::as_select())
+                .select(SelectedOrderItem::as_select())
                 .load(&mut *self)
                 .await?;
             assemble(rows, item_rows)
@@ -107,20 +106,32 @@ impl_for_each_backend! {
     }
 }
 
-/// Attaches the items (ordered by order, then position) to their orders, keeping the orders'
-/// own order.
-fn assemble(rows: Vec<OrderRow>, item_rows: Vec<OrderItemRow>) -> Result<Vec<Order>, DbError> {
-    let mut by_order: HashMap<String, Vec<OrderItem>> = HashMap::with_capacity(rows.len());
-    for row in item_rows {
-        let order_id = row.order_id.clone();
-        by_order
-            .entry(order_id)
-            .or_default()
-            .push(row.into_domain()?);
+/// Attaches the items to their orders, keeping the orders' own order. The query returns each
+/// order's items together, in list order; the groups themselves come in the database's
+/// collation, which need not be Rust's byte order, so they are sorted here before the
+/// lookups. A page has at most 101 orders: a sorted `Vec` needs neither a hash nor a copy of
+/// each item's order id, as a map did.
+fn assemble(
+    rows: Vec<SelectedOrder>,
+    item_rows: Vec<SelectedOrderItem>,
+) -> Result<Vec<Order>, DbError> {
+    let mut groups: Vec<(String, Vec<OrderItem>)> = Vec::with_capacity(rows.len());
+    for mut row in item_rows {
+        match groups.last_mut() {
+            Some((order_id, items)) if *order_id == row.order_id => items.push(row.into_domain()?),
+            _ => {
+                let order_id = std::mem::take(&mut row.order_id);
+                groups.push((order_id, vec![row.into_domain()?]));
+            }
+        }
     }
+    groups.sort_unstable_by(|(a, _), (b, _)| a.cmp(b));
     rows.into_iter()
         .map(|row| {
-            let items = by_order.remove(&row.id).unwrap_or_default();
+            let items = groups
+                .binary_search_by(|(order_id, _)| order_id.as_str().cmp(&row.id))
+                .map(|found| std::mem::take(&mut groups[found].1))
+                .unwrap_or_default();
             row.into_domain(items)
         })
         .collect()

@@ -13,6 +13,7 @@ halfway through the catalogue, the order `deep_rows` deep, a client with orders,
 (the halfway product's SKU or EAN, in one product) and the benchmark's common search term.
 """
 
+import json
 import re
 import sqlite3
 import subprocess
@@ -73,13 +74,13 @@ def parameters(dataset, shop_id, common_term, deep_rows):
         "shop_id": shop_id,
         "product_after": middle_id,
         "rare_term": rare, "rare_like": _like(rare), "rare_phrase": _phrase(rare),
-        "rare_id": middle_id,
+        "rare_ids_json": json.dumps([middle_id]),
         "common_term": common_term.lower(), "common_like": _like(common_term.lower()),
         "common_phrase": _phrase(common_term.lower()),
         "deep_at": int(deep_at), "deep_id": deep_id,
     }
-    found.update({f"product_id_{i + 1}": id for i, id in enumerate(first)})
-    found.update({f"order_id_{i + 1}": id for i, id in enumerate(orders)})
+    # SQLite binds a list of ids as one JSON array (crates/persistence/src/one_of.rs).
+    found.update(product_ids_json=json.dumps(first), order_ids_json=json.dumps(orders))
     if client:
         found["client_id"] = client[0][0]
     if window:

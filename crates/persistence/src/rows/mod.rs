@@ -18,7 +18,9 @@ pub(crate) use bulk::NewClientRow;
 pub(crate) use catalogue::{BrandRow, CategoryRow, ProductRow, VariantRow};
 pub(crate) use clients::{ClientConfidentialRow, ClientRow, ClientSearchRow};
 pub(crate) use loyalty::{SpinRow, TicketRow, TierRow};
-pub(crate) use orders::{OrderConfidentialRow, OrderItemRow, OrderRow};
+pub(crate) use orders::{
+    OrderConfidentialRow, OrderItemRow, OrderRow, SelectedOrder, SelectedOrderItem,
+};
 pub(crate) use stock::{IdempotencyRow, MovementRow, Recorded, RecordedOutcome, StockEntryRow};
 
 use diesel::pg::Pg;

@@ -1,6 +1,7 @@
-//! Order rows: the public columns ([`OrderRow`], all that the API's reads select), the
-//! confidential ones ([`OrderConfidentialRow`], read only by the import to compare), and the
-//! items ([`OrderItemRow`]), kept in the order's list order by `position`.
+//! Order rows: the public columns as written ([`OrderRow`]) and as the API's reads select them
+//! ([`SelectedOrder`]), the confidential ones ([`OrderConfidentialRow`], read only by the
+//! import to compare), and the items ([`OrderItemRow`], [`SelectedOrderItem`]), kept in the
+//! order's list order by `position`.
 
 use diesel::pg::Pg;
 use diesel::prelude::*;
@@ -14,9 +15,9 @@ use shop_domain::tax_rate::TaxRate;
 use crate::error::DbError;
 use crate::schema::{order_items, orders};
 
-/// The columns an `Order` is built from. As a changeset, `None` writes NULL.
-#[derive(Queryable, Selectable, Insertable, AsChangeset)]
-#[diesel(table_name = orders, check_for_backend(Sqlite, Pg))]
+/// The public columns of an order, as written. As a changeset, `None` writes NULL.
+#[derive(Insertable, AsChangeset)]
+#[diesel(table_name = orders)]
 #[diesel(treat_none_as_default_value = false, treat_none_as_null = true)]
 pub(crate) struct OrderRow {
     pub id: String,
@@ -56,7 +57,30 @@ impl OrderRow {
             updated_at_ms: order.updated_at.millis(),
         }
     }
+}
 
+/// What a read selects of an order: [`OrderRow`]'s columns but the shop's id, which the
+/// query filters on and need not read back (one text value less to decode per row).
+#[derive(Queryable, Selectable)]
+#[diesel(table_name = orders, check_for_backend(Sqlite, Pg))]
+pub(crate) struct SelectedOrder {
+    pub id: String,
+    pub order_number: i64,
+    pub source: String,
+    pub status: String,
+    pub payment_status: String,
+    pub subtotal_cents: i64,
+    pub discount_amount_cents: i64,
+    pub tax_amount_cents: i64,
+    pub total_cents: i64,
+    pub payment_method: Option<String>,
+    pub paid_at_ms: Option<i64>,
+    pub client_id: Option<String>,
+    pub created_at_ms: i64,
+    pub updated_at_ms: i64,
+}
+
+impl SelectedOrder {
     /// The order, given its items in list order.
     pub fn into_domain(self, items: Vec<OrderItem>) -> Result<Order, DbError> {
         let corrupt =
@@ -68,7 +92,6 @@ impl OrderRow {
             payment_status: self.payment_status.parse().map_err(|e| corrupt(&e))?,
             client_id: self
                 .client_id
-                .as_deref()
                 .map(ClientId::parse)
                 .transpose()
                 .map_err(|e| corrupt(&e))?,
@@ -120,8 +143,9 @@ impl OrderConfidentialRow {
     }
 }
 
-#[derive(Queryable, Selectable, Insertable)]
-#[diesel(table_name = order_items, check_for_backend(Sqlite, Pg))]
+/// An item of an order, as written.
+#[derive(Insertable)]
+#[diesel(table_name = order_items)]
 pub(crate) struct OrderItemRow {
     pub id: String,
     pub shop_id: String,
@@ -163,14 +187,33 @@ impl OrderItemRow {
             tax_amount_cents: item.tax_amount.get(),
         })
     }
+}
 
+/// What a read selects of an item: [`OrderItemRow`]'s columns but the shop's id and the
+/// position, which only order the query's result.
+#[derive(Queryable, Selectable)]
+#[diesel(table_name = order_items, check_for_backend(Sqlite, Pg))]
+pub(crate) struct SelectedOrderItem {
+    pub id: String,
+    pub order_id: String,
+    pub product_id: String,
+    pub variant_id: String,
+    pub product_name: String,
+    pub unit_price_cents: i64,
+    pub quantity: i64,
+    pub total_cents: i64,
+    pub tax_rate_hundredths: i64,
+    pub tax_amount_cents: i64,
+}
+
+impl SelectedOrderItem {
     pub fn into_domain(self) -> Result<OrderItem, DbError> {
         let corrupt =
             |problem: &dyn ToString| DbError::corrupt("order_items", &self.id, problem.to_string());
         Ok(OrderItem {
             id: OrderItemId::parse(self.id.as_str()).map_err(|e| corrupt(&e))?,
-            product_id: ProductId::parse(self.product_id.as_str()).map_err(|e| corrupt(&e))?,
-            variant_id: VariantId::parse(self.variant_id.as_str()).map_err(|e| corrupt(&e))?,
+            product_id: ProductId::parse(self.product_id).map_err(|e| corrupt(&e))?,
+            variant_id: VariantId::parse(self.variant_id).map_err(|e| corrupt(&e))?,
             tax_rate: TaxRate::from_hundredths(self.tax_rate_hundredths)
                 .map_err(|e| corrupt(&e))?,
             unit_price: Cents(self.unit_price_cents),

@@ -12,6 +12,7 @@ mod kept_prepared;
 mod keys;
 mod loyalty;
 mod migrations;
+mod one_of;
 mod orders;
 mod shops;
 mod stock;
