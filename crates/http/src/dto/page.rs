@@ -1,9 +1,13 @@
 //! The wrappers of spec §2 and §8: `{"data": [...], "pageInfo": {...}}` for lists and
 //! `{"data": ...}` for single objects.
 
+use actix_web::HttpResponse;
+use actix_web::http::header::ContentType;
 use serde::Serialize;
 use shop_domain::pagination::Page;
 use utoipa::ToSchema;
+
+use crate::error::ApiError;
 
 #[derive(Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
@@ -25,6 +29,24 @@ pub struct PageInfoDto {
     /// The page size applied, defaulted or not.
     #[schema(minimum = 1, maximum = 100)]
     limit: usize,
+}
+
+/// What a list reserves per item before it is written: a product or an order with a few
+/// variants or items is about 1 KB of JSON (the benchmark's pages: 1.16 and 1.04 KB). A client
+/// or a stock entry is smaller; the excess lasts until the response is written.
+const RESERVED_BYTES_PER_ITEM: usize = 1_024;
+
+impl<T: Serialize> ListDto<T> {
+    /// The 200 response. Its buffer is reserved for the whole page at once: grown by doubling
+    /// from serde_json's 128 bytes, a 20 KB page was reallocated 8 times, each time copying
+    /// what it held so far.
+    pub fn into_response(self) -> Result<HttpResponse, ApiError> {
+        let mut body = Vec::with_capacity((self.data.len() + 1) * RESERVED_BYTES_PER_ITEM);
+        serde_json::to_writer(&mut body, &self).map_err(ApiError::internal)?;
+        Ok(HttpResponse::Ok()
+            .content_type(ContentType::json())
+            .body(body))
+    }
 }
 
 impl<T> ListDto<T> {

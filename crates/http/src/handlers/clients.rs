@@ -37,7 +37,7 @@ pub async fn list(
         .list(&principal.shop.id, &query)
         .await
         .map_err(ApiError::reading(Resource::Client))?;
-    Ok(HttpResponse::Ok().json(ListDto::from_page(&page, ClientDto::from)))
+    ListDto::from_page(&page, ClientDto::from).into_response()
 }
 
 #[utoipa::path(

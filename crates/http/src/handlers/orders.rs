@@ -50,7 +50,7 @@ pub async fn list(
         .list(&principal.shop.id, &query)
         .await
         .map_err(ApiError::reading(Resource::Order))?;
-    Ok(HttpResponse::Ok().json(ListDto::from_page(&page, OrderDto::from)))
+    ListDto::from_page(&page, OrderDto::from).into_response()
 }
 
 #[utoipa::path(

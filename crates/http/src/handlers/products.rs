@@ -49,11 +49,7 @@ pub async fn list(
         .list(&principal.shop.id, &query)
         .await
         .map_err(ApiError::reading(Resource::Product))?;
-    Ok(
-        HttpResponse::Ok().json(ListDto::from_page(&page, |listing| {
-            ProductDto::from(listing)
-        })),
-    )
+    ListDto::from_page(&page, ProductDto::from).into_response()
 }
 
 #[utoipa::path(

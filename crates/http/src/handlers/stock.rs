@@ -59,9 +59,7 @@ pub async fn list(
         .list(&principal.shop.id, &query)
         .await
         .map_err(ApiError::reading(Resource::Variant))?;
-    Ok(HttpResponse::Ok().json(ListDto::from_page(&page, |entry| {
-        StockEntryDto::from(entry)
-    })))
+    ListDto::from_page(&page, StockEntryDto::from).into_response()
 }
 
 /// Authentication first (401, 429, 403, before a byte of the body is read), then the query, the
