@@ -2,8 +2,8 @@
 //! [`OrderQueries::load_orders`], which costs exactly two queries whatever the number of orders
 //! and items: one for the orders, one for the items of all of them. No N+1.
 //!
-//! Only [`SelectedOrder`]'s columns are selected: the confidential ones (signatures, internal note,
-//! payment intent) never leave the database on this path.
+//! Only [`SelectedOrder`]'s columns are selected: the confidential ones (signatures, internal
+//! note, payment intent) never leave the database on this path.
 
 use async_trait::async_trait;
 use diesel::prelude::*;

@@ -2,8 +2,9 @@
 -- statement as diesel sends it (taken from diesel's instrumentation), with named parameters.
 -- One statement per `-- name:` block, each ending with `;` at the end of a line. The `-- param`
 -- lines give each parameter's value for the dataset of dataset.sql; the integers are integers.
--- Where the application binds a list of ids (a page's variants or items), three placeholders
--- stand for the page's 21: the plan is the same.
+-- Where the application binds a list of ids (a page's variants or items, a search's
+-- candidates), it binds one JSON array, unpacked by json_each (crates/persistence/src/one_of.rs);
+-- the arrays here hold three ids where the page has 21: the plan is the same.
 -- A term of 3+ characters (crates/persistence/src/catalogue/search.rs) first finds where a
 -- window of 50 x (lim) products ends (`products_q_window_end`) and walks the list no further
 -- (`products_q_common_window_page`): a common term's page ends there. A rare term's window does
