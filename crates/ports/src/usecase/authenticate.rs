@@ -123,6 +123,13 @@ pub struct AuthStats {
     pub cache_hits: u64,
 }
 
+/// What the cache holds for a key, as of now.
+enum Cached {
+    Fresh(Arc<VerifiedKey>),
+    Stale(Arc<VerifiedKey>),
+    Missing,
+}
+
 struct VerifiedKey {
     key: ApiKey,
     shop: Shop,
@@ -214,39 +221,56 @@ impl Authenticator {
     /// [`Self::identify_key`] would refuse it.
     pub async fn recall(&self, presented: &DigestedKey) -> Result<Recall, AuthError> {
         let now = self.clock.now();
-        match self.verified.get(&presented.digest).await {
-            Some(entry) if self.is_fresh(&entry, now) => {
-                self.cache_hits.fetch_add(1, Ordering::Relaxed);
-                self.usable_principal(presented, &entry, now)
-                    .await
-                    .map(Recall::Fresh)
-            }
-            Some(_) => Ok(Recall::Stale),
-            None => Ok(Recall::Unknown),
+        match self.cached(presented, now).await {
+            Cached::Fresh(entry) => self
+                .usable_principal(presented, &entry, now)
+                .await
+                .map(Recall::Fresh),
+            Cached::Stale(_) => Ok(Recall::Stale),
+            Cached::Missing => Ok(Recall::Unknown),
         }
     }
 
     /// [`Self::identify`] for a key already parsed and digested.
     pub async fn identify_key(&self, presented: &DigestedKey) -> Result<Principal, AuthError> {
-        let digest = presented.digest;
         let now = self.clock.now();
-
-        let verified = match self.verified.get(&digest).await {
-            Some(entry) if self.is_fresh(&entry, now) => {
-                self.cache_hits.fetch_add(1, Ordering::Relaxed);
-                entry
+        let verified = match self.cached(presented, now).await {
+            Cached::Fresh(entry) => entry,
+            Cached::Stale(entry) => {
+                self.verified.invalidate(&presented.digest).await;
+                self.reload(presented, Some(entry), now).await?
             }
-            stale => {
-                if stale.is_some() {
-                    self.verified.invalidate(&digest).await;
-                }
-                self.verified
-                    .try_get_with(digest, self.load_and_verify(&presented.key, stale, now))
-                    .await
-                    .map_err(unshare)?
-            }
+            Cached::Missing => self.reload(presented, None, now).await?,
         };
         self.usable_principal(presented, &verified, now).await
+    }
+
+    /// The cache's entry for `presented`, fresh or not; a fresh one counts as a cache hit.
+    async fn cached(&self, presented: &DigestedKey, now: Timestamp) -> Cached {
+        match self.verified.get(&presented.digest).await {
+            Some(entry) if self.is_fresh(&entry, now) => {
+                self.cache_hits.fetch_add(1, Ordering::Relaxed);
+                Cached::Fresh(entry)
+            }
+            Some(entry) => Cached::Stale(entry),
+            None => Cached::Missing,
+        }
+    }
+
+    /// Loads and verifies the key into the cache; concurrent callers share one run.
+    async fn reload(
+        &self,
+        presented: &DigestedKey,
+        stale: Option<Arc<VerifiedKey>>,
+        now: Timestamp,
+    ) -> Result<Arc<VerifiedKey>, AuthError> {
+        self.verified
+            .try_get_with(
+                presented.digest,
+                self.load_and_verify(&presented.key, stale, now),
+            )
+            .await
+            .map_err(unshare)
     }
 
     /// The caller of a verified entry, unless its key has been revoked or has expired: then
