@@ -2,15 +2,20 @@
 """`just bench`: builds the release binaries, seeds a big and a small dataset on SQLite and on
 PostgreSQL, drives each endpoint with wrk, measures the two ceilings (A: the framework, the
 `ceiling` binary serving the endpoint's captured body; B: pgbench running the request's SQL),
-the flat-with-size latencies, the server's memory and a soak, captures the query plans, and
-writes docs/PERFORMANCE.md (between its markers) and target/bench/results-*.json.
+the flat-with-size latencies (the big and the small dataset's servers both up, every request
+of a ratio measured in several rounds, the two sides in alternating order, each side's figure
+the median of its rounds: benchlib/latency.py), the server's memory and a soak, captures the
+query plans, and writes docs/PERFORMANCE.md (between its markers) and
+target/bench/results-*.json.
 
     python3 scripts/bench/bench.py           # the full run (about 35 minutes on 2 cores)
     python3 scripts/bench/bench.py --quick   # tiny sizes and short runs: proves the harness
 
 Every BENCH_* variable overrides one setting (scripts/bench/benchlib/config.py):
 BENCH_BACKENDS=sqlite,postgres  BENCH_{BIG,SMALL}_{PRODUCTS,ORDERS,CLIENTS}
-BENCH_WARMUP_SECONDS  BENCH_SECONDS  BENCH_LATENCY_SECONDS  BENCH_CONNECTIONS  BENCH_WRK_THREADS
+BENCH_WARMUP_SECONDS  BENCH_SECONDS  BENCH_CONNECTIONS  BENCH_WRK_THREADS
+BENCH_LATENCY_ROUNDS (flat with size: rounds of each request after one warm-up; 3, --quick 2)
+BENCH_LATENCY_SECONDS (flat with size: seconds measured per request and round; 6, --quick 2)
 BENCH_WORKERS  BENCH_SOAK_SECONDS (0: no soak)  BENCH_SOAK_SAMPLE_SECONDS  BENCH_DEEP_ROWS
 BENCH_SEARCH_TERM  BENCH_RARE_SEARCH_TERM  BENCH_PG_ADMIN_URL  BENCH_SHOP_API  BENCH_CEILING  BENCH_SKIP_BUILD=1
 BENCH_KEEP_DATA=1  BENCH_DOC  BENCH_SEED_TIMEOUT_SECONDS  BENCH_DEEP_WALK_TIMEOUT_SECONDS
@@ -31,7 +36,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from benchlib import config, datasets, pgbench, plans, processes, report, soak, targets, tools, wrk  # noqa: E402
+from benchlib import (  # noqa: E402
+    config, datasets, latency, pgbench, plans, processes, report, soak, targets, tools, wrk)
 from benchlib.api import API, Api, deep_orders_cursor, tracked_variants, wait_until_ready  # noqa: E402
 from benchlib.processes import Failure  # noqa: E402
 
@@ -97,30 +103,55 @@ def pick_search_terms(api, settings):
     return {"common": common, "rare": rare}
 
 
-def latency(settings, port, key, path, what):
-    return wrk.measure(wrk.Load(url(port, path), key), settings, connections=1, threads=1,
-                       what=what).to_json()
-
-
 def search_path(term):
     return f"{API}/products?limit=20&q={urllib.parse.quote(term)}"
 
 
-def measure_small(settings, dataset, key, flat):
-    """The small table's side of the flat-with-size comparisons."""
-    server, port = start_api(settings, dataset, key)
+def latency_requests(small, big, flat, cursor, deep_rows):
+    """The requests of a latency round, in the order of the even rounds: the orders first page
+    on the small then the big table, the page `deep_rows` deep (big; left out when its cursor
+    was not reached), then each search term on the small then the big table. `small` and
+    `big` are (port, key) of the two servers."""
+    def load(server, path):
+        port, key = server
+        return wrk.Load(url(port, path), key)
+
+    orders = f"{API}/orders?limit=20"
+    requests = [
+        latency.Request(("orders_small",), load(small, orders), "orders first page (small)"),
+        latency.Request(("orders_big",), load(big, orders), "orders first page (big)"),
+    ]
+    if cursor:
+        requests.append(latency.Request(
+            ("orders_deep",), load(big, f"{orders}&cursor={urllib.parse.quote(cursor)}"),
+            f"orders {deep_rows:,} deep (big)"))
+    for kind, search in flat["searches"].items():
+        path = search_path(search["term"])
+        for size, server in (("small", small), ("big", big)):
+            requests.append(latency.Request(("searches", kind, size), load(server, path),
+                                            f"q={search['term']} ({size})"))
+    return requests
+
+
+def measure_flat(settings, small_dataset, small_key, big, cursor, flat):
+    """The flat-with-size latencies, into `flat`: the small dataset's server is started beside
+    the big one's (`big`: its (port, key)), so that both sides of each ratio are measured in
+    the same minutes, in alternating rounds (benchlib/latency.py), then stopped."""
+    server, port = start_api(settings, small_dataset, small_key)
     try:
-        api = Api(port, key)
+        api = Api(port, small_key)
         flat["searches"] = {kind: {"term": term}
                             for kind, term in pick_search_terms(api, settings).items()}
         api.close()
-        flat["orders_small"] = latency(settings, port, key, f"{API}/orders?limit=20",
-                                       "orders first page (small)")
-        for search in flat["searches"].values():
-            search["small"] = latency(settings, port, key, search_path(search["term"]),
-                                      f"q={search['term']} (small)")
+        print(f" latency, 1 connection, {settings.latency_rounds} rounds of "
+              f"{settings.latency_s} s per request (small and big servers both up):", flush=True)
+        requests = latency_requests((port, small_key), big, flat, cursor, settings.deep_rows)
+        sides = latency.run(requests, settings)
     finally:
         server.stop()
+    for slot, side in sides.items():
+        latency.place(flat, slot, side)
+    flat.setdefault("orders_deep", None)  # its cursor was not reached: not measured
 
 
 @dataclass
@@ -208,30 +239,27 @@ def measure_throughput(settings, dataset, port, key, captured, measured):
         ceiling.stop()
 
 
-def measure_big(settings, dataset, key, measured):
-    """Throughput and its ceilings, the big table's side of flat-with-size, memory and the
-    soak, into `measured`; returns what the API told (ids for the query plans)."""
+def measure_big(settings, dataset, key, small_dataset, small_key, measured):
+    """Throughput and its ceilings, the deep cursor, the flat-with-size latencies (with the
+    small dataset's server up beside it for their duration), then memory and the soak of the
+    big dataset's server, into `measured`; returns what the API told (ids for the query
+    plans)."""
     server, port = start_api(settings, dataset, key)
     try:
         api = Api(port, key)
         captured = capture(api, dataset.backend, datasets.key_prefix(settings, dataset))
         measure_throughput(settings, dataset, port, key, captured, measured)
 
-        print(" latency, 1 connection:", flush=True)
         flat = measured["flat"]
-        flat["orders_big"] = latency(settings, port, key, f"{API}/orders?limit=20",
-                                     "orders first page (big)")
         cursor, flat["deep_walk_s"] = deep_orders_cursor(api, settings.deep_rows,
                                                          settings.deep_walk_timeout_s)
-        flat["orders_deep"] = cursor and latency(
-            settings, port, key,
-            f"{API}/orders?limit=20&cursor={urllib.parse.quote(cursor)}",
-            f"orders {settings.deep_rows:,} deep (big)")
-        for search in flat["searches"].values():
-            search["big"] = latency(settings, port, key, search_path(search["term"]),
-                                    f"q={search['term']} (big)")
+        print(f" the cursor {settings.deep_rows:,} orders deep was "
+              f"{'reached' if cursor else 'NOT reached'} by paging the API in "
+              f"{flat['deep_walk_s']:.1f} s", flush=True)
         api.close()
+        measure_flat(settings, small_dataset, small_key, (port, key), cursor, flat)
 
+        # The big server's own peak (VmHWM of its process): the small one's is not counted.
         measured["memory"]["peak_mb_benchmark"] = server.memory_mb()["peak"]
         measured["soak"] = None
         if settings.soak_s:
@@ -262,9 +290,7 @@ def bench_backend(settings, backend):
         big_key = datasets.create_key(settings, big)
         small_key = datasets.create_key(settings, small)
 
-        print(" small table:", flush=True)
-        measure_small(settings, small, small_key, measured["flat"])
-        captured = measure_big(settings, big, big_key, measured)
+        captured = measure_big(settings, big, big_key, small, small_key, measured)
         searches = measured["flat"]["searches"]
         for search in searches.values():
             search["matches"] = {
@@ -302,7 +328,9 @@ def main():
             "machine": tools.machine(),
             "settings": settings.to_json(),
             "reduced": settings.quick or settings.big.orders < config.FULL["BENCH_BIG_ORDERS"]
-            or settings.duration_s < config.FULL["BENCH_SECONDS"],
+            or settings.duration_s < config.FULL["BENCH_SECONDS"]
+            or settings.latency_s < config.FULL["BENCH_LATENCY_SECONDS"]
+            or settings.latency_rounds < config.FULL["BENCH_LATENCY_ROUNDS"],
             "raw_results": str(raw_path.relative_to(config.ROOT)),
         },
         "backends": {},

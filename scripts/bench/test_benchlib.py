@@ -7,11 +7,19 @@ import unittest
 from pathlib import Path
 from unittest import mock
 
-from benchlib import config, plans, report, soak, targets
+import bench
+from benchlib import config, latency, plans, report, soak, targets, wrk
+from benchlib.processes import Failure
 
 
 def wrk_result(rps, p50, p99=None):
-    return {"rps": rps, "p50_ms": p50, "p99_ms": p99 or p50 * 2, "requests": int(rps * 10)}
+    return {"rps": rps, "p50_ms": p50, "p90_ms": p50 * 1.5, "p99_ms": p99 or p50 * 2,
+            "mean_ms": p50 * 1.1, "requests": int(rps * 10)}
+
+
+def side(rps, p50s):
+    """A flat-with-size side measured in rounds, one p50 per round."""
+    return latency.aggregate([wrk_result(rps, p50) for p50 in p50s])
 
 
 def results(api_me=8000.0, ceiling_me=10000.0, deep_p50=1.0, peak=40.0, soak_growth=0.5):
@@ -23,11 +31,11 @@ def results(api_me=8000.0, ceiling_me=10000.0, deep_p50=1.0, peak=40.0, soak_gro
                         "ceiling_a": wrk_result(9000.0, 1.0)},
     }
     flat = {"deep_rows": 500_000, "deep_walk_s": 12.0,
-            "orders_small": wrk_result(900, 1.0), "orders_big": wrk_result(800, 1.2),
-            "orders_deep": wrk_result(800, deep_p50),
+            "orders_small": side(900, [0.9, 1.0, 1.1]), "orders_big": side(800, [1.2, 1.1, 1.3]),
+            "orders_deep": side(800, [deep_p50, deep_p50 + 0.1, deep_p50 - 0.1]),
             "searches": {
                 "common": {"term": "lin", "matches": {"small": 10, "big": 1000},
-                           "small": wrk_result(500, 2.0), "big": wrk_result(100, 7.0)},
+                           "small": side(500, [2.0, 2.0]), "big": side(100, [7.0, 7.0])},
                 "rare": {"term": "ref-1", "matches": {"small": 1, "big": 1},
                          "small": wrk_result(500, 2.0), "big": wrk_result(400, 2.5)},
             }}
@@ -46,7 +54,8 @@ def results(api_me=8000.0, ceiling_me=10000.0, deep_p50=1.0, peak=40.0, soak_gro
                  "machine": {"cpu": "cpu", "cores": 2, "ram_gib": 24, "kernel": "6", "os": "x"},
                  "versions": {"rustc": "1.95"},
                  "settings": {"connections": 32, "wrk_threads": 2, "warmup_s": 3,
-                              "duration_s": 10, "latency_s": 10, "workers": 2}},
+                              "duration_s": 10, "latency_s": 6, "latency_rounds": 3,
+                              "workers": 2}},
         "backends": {"sqlite": {
             "seed": {"big": {"sizes": {"products": 1, "orders": 2, "clients": 3}, "rows": 6,
                              "seconds": 1.0, "rows_per_s": 6.0}},
@@ -87,6 +96,181 @@ class TargetsTest(unittest.TestCase):
         self.assertIsNone(met(targets.evaluate(data), "GET /api/v1/me"))
 
 
+class FlatRatioTest(unittest.TestCase):
+    def test_the_ratio_shows_the_median_p50s_and_the_rounds_spread(self):
+        rows = targets.evaluate(results())
+        orders = [r for r in rows if r["target"].startswith("orders page p50")][0]
+        # Medians 1.2 / 1.0; per round 1.2/0.9, 1.1/1.0, 1.3/1.1.
+        self.assertEqual(orders["measured"], "1.20 (1.20 / 1.00 ms; rounds 1.10-1.33)")
+        self.assertTrue(orders["met"])
+
+    def test_the_median_of_each_side_decides_not_the_median_of_the_round_ratios(self):
+        data = results()
+        flat = data["backends"]["sqlite"]["flat"]
+        flat["orders_big"] = side(800, [0.5, 2.0, 2.0])
+        flat["orders_deep"] = side(800, [1.0, 2.0, 3.0])
+        # The rounds' ratios are 2.0, 1.0 and 1.5 (median 1.5 > 1.3); the medians' 2.0 / 2.0.
+        row = [r for r in targets.evaluate(data) if "rows deep" in r["target"]][0]
+        self.assertEqual(row["measured"], "1.00 (2.00 / 2.00 ms; rounds 1.00-2.00)")
+        self.assertTrue(row["met"])
+
+    def test_sides_without_rounds_keep_the_one_run_text(self):
+        row = [r for r in targets.evaluate(results()) if "(rare term)" in r["target"]][0]
+        self.assertEqual(row["measured"], "1.25 (2.50 / 2.00 ms)")
+
+    def test_one_round_shows_no_spread(self):
+        self.assertEqual(targets.round_ratios(side(1, [2.0]), side(1, [1.0])), [2.0])
+        data = results()
+        flat = data["backends"]["sqlite"]["flat"]
+        flat["orders_small"], flat["orders_big"] = side(900, [1.0]), side(800, [1.2])
+        row = [r for r in targets.evaluate(data) if r["target"].startswith("orders page p50")][0]
+        self.assertEqual(row["measured"], "1.20 (1.20 / 1.00 ms)")
+
+
+class FakeResult:
+    def __init__(self, p50, failed=0):
+        self.p50, self.failed_requests = p50, failed
+
+    def failed(self):
+        return self.failed_requests
+
+    def to_json(self):
+        return wrk_result(1000 / self.p50, self.p50)
+
+
+class LatencyTest(unittest.TestCase):
+    def test_each_figure_is_the_median_of_its_rounds_and_every_round_is_kept(self):
+        rounds = [wrk_result(900, 1.0, 3.0), wrk_result(100, 9.0, 20.0),
+                  wrk_result(800, 1.2, 2.5)]
+        entry = latency.aggregate(rounds)
+        self.assertEqual(entry["p50_ms"], 1.2)
+        self.assertEqual(entry["p99_ms"], 3.0)
+        self.assertEqual(entry["rps"], 800)
+        self.assertEqual(entry["p90_ms"], 1.8)
+        self.assertEqual(entry["rounds"], rounds)
+        self.assertEqual(latency.aggregate(rounds[:2])["p50_ms"], 5.0, "even count: the mean "
+                         "of the middle two")
+        self.assertEqual(latency.p50_range(entry), (1.0, 9.0))
+        self.assertIsNone(latency.p50_range(wrk_result(1, 1.0)))
+        self.assertIsNone(latency.p50_range(None))
+        with self.assertRaises(ValueError):
+            latency.aggregate([])
+
+    def test_odd_rounds_run_the_requests_backwards(self):
+        requests = ["small", "big", "deep"]
+        self.assertEqual(latency.round_order(requests, 0), ["small", "big", "deep"])
+        self.assertEqual(latency.round_order(requests, 1), ["deep", "big", "small"])
+        self.assertEqual(latency.round_order(requests, 2), ["small", "big", "deep"])
+        self.assertEqual(requests, ["small", "big", "deep"], "the list itself is left alone")
+
+    def run_rounds(self, rounds, measure=None):
+        requests = [latency.Request((name,), wrk.Load(f"http://x/{name}", "k"), name)
+                    for name in ("orders_small", "orders_big", "orders_deep")]
+        settings = mock.Mock(latency_rounds=rounds, warmup_s=1)
+        calls = []
+
+        def warm_up(load, _settings, connections, threads):
+            calls.append(("warm", load.url.rsplit("/", 1)[1], connections, threads))
+
+        def fake_measure(load, _settings, connections, threads, what, warm):
+            name = load.url.rsplit("/", 1)[1]
+            calls.append(("measure", name, connections, threads, warm))
+            p50 = {"orders_small": 1.0, "orders_big": 1.1, "orders_deep": 1.2}[name]
+            return FakeResult(p50 + 0.01 * len(calls))
+
+        with mock.patch("builtins.print"):
+            sides = latency.run(requests, settings, warm_up=warm_up,
+                                measure=measure or fake_measure)
+        return calls, sides
+
+    def test_each_request_is_warmed_up_once_then_measured_in_alternating_rounds(self):
+        calls, sides = self.run_rounds(3)
+        self.assertEqual(calls[:3], [("warm", "orders_small", 1, 1), ("warm", "orders_big", 1, 1),
+                                     ("warm", "orders_deep", 1, 1)])
+        measured = [c[1] for c in calls[3:]]
+        self.assertEqual(measured, ["orders_small", "orders_big", "orders_deep",
+                                    "orders_deep", "orders_big", "orders_small",
+                                    "orders_small", "orders_big", "orders_deep"])
+        self.assertTrue(all(c[0] == "measure" and c[2:] == (1, 1, False) for c in calls[3:]))
+        small = sides[("orders_small",)]
+        # Calls 4, 9 and 10 of the fake measure: 1.04, 1.09, 1.10.
+        self.assertEqual([r["p50_ms"] for r in small["rounds"]], [1.04, 1.09, 1.1])
+        self.assertEqual(small["p50_ms"], 1.09)
+
+    def test_a_failed_request_in_any_round_stops_the_run(self):
+        count = []
+
+        def failing(load, settings, connections, threads, what, warm):
+            count.append(load)
+            if len(count) == 5:
+                raise Failure("1 error responses")
+            return FakeResult(1.0)
+
+        with self.assertRaises(Failure):
+            self.run_rounds(2, measure=failing)
+
+    def test_the_measured_run_refuses_failed_requests_without_its_warm_up(self):
+        settings = mock.Mock(warmup_s=3, latency_s=6, connections=32, wrk_threads=2)
+        failed = wrk.WrkResult(100, 6.0, 16.7, 1.0, 1.5, 2.0, 1.1, 3.0, 1, 0, 0)
+        with mock.patch.object(wrk, "run", return_value=failed) as run:
+            with self.assertRaises(Failure):
+                wrk.measure(wrk.Load("http://x/", "k"), settings, connections=1, threads=1,
+                            warm=False)
+        run.assert_called_once_with(mock.ANY, 6, 1, 1)
+
+    def test_the_round_puts_small_before_big_in_each_ratio(self):
+        flat = {"searches": {"common": {"term": "lin"}, "rare": {"term": "ref 1"}}}
+        requests = bench.latency_requests((1001, "small-key"), (2002, "big-key"), flat,
+                                          "c+1", 500_000)
+        self.assertEqual([r.slot for r in requests], [
+            ("orders_small",), ("orders_big",), ("orders_deep",),
+            ("searches", "common", "small"), ("searches", "common", "big"),
+            ("searches", "rare", "small"), ("searches", "rare", "big")])
+        self.assertEqual([r.load.url.split("/")[2] for r in requests],
+                         ["127.0.0.1:1001", "127.0.0.1:2002", "127.0.0.1:2002",
+                          "127.0.0.1:1001", "127.0.0.1:2002", "127.0.0.1:1001",
+                          "127.0.0.1:2002"])
+        self.assertEqual([r.load.key for r in requests[:2]], ["small-key", "big-key"])
+        self.assertTrue(requests[2].load.url.endswith("/orders?limit=20&cursor=c%2B1"))
+        self.assertTrue(requests[6].load.url.endswith("/products?limit=20&q=ref%201"))
+        without_cursor = bench.latency_requests((1, "s"), (2, "b"), flat, None, 500_000)
+        self.assertNotIn(("orders_deep",), [r.slot for r in without_cursor])
+
+    def test_the_small_server_runs_only_for_the_rounds_and_its_sides_land_in_flat(self):
+        server = mock.Mock()
+        flat = {"deep_rows": 1000}
+        measured = []
+
+        def fake_run(requests, _settings):
+            measured.extend(r.slot for r in requests)
+            server.stop.assert_not_called()
+            return {r.slot: {"p50_ms": 1.0} for r in requests}
+
+        settings = mock.Mock(latency_rounds=2, latency_s=2, deep_rows=1000)
+        with mock.patch.object(bench, "start_api", return_value=(server, 1001)), \
+                mock.patch.object(bench, "Api"), \
+                mock.patch.object(bench, "pick_search_terms", return_value={"common": "lin"}), \
+                mock.patch.object(latency, "run", fake_run), mock.patch("builtins.print"):
+            bench.measure_flat(settings, "small-dataset", "small-key", (2002, "big-key"), None,
+                               flat)
+        server.stop.assert_called_once()
+        self.assertEqual(measured, [("orders_small",), ("orders_big",),
+                                    ("searches", "common", "small"),
+                                    ("searches", "common", "big")])
+        self.assertEqual(flat, {"deep_rows": 1000, "orders_small": {"p50_ms": 1.0},
+                                "orders_big": {"p50_ms": 1.0}, "orders_deep": None,
+                                "searches": {"common": {"term": "lin", "small": {"p50_ms": 1.0},
+                                                        "big": {"p50_ms": 1.0}}}})
+
+    def test_sides_are_placed_where_targets_and_report_read_them(self):
+        flat = {"searches": {"common": {"term": "lin"}}}
+        latency.place(flat, ("orders_big",), {"p50_ms": 1.0})
+        latency.place(flat, ("searches", "common", "small"), {"p50_ms": 2.0})
+        self.assertEqual(flat, {"orders_big": {"p50_ms": 1.0},
+                                "searches": {"common": {"term": "lin",
+                                                        "small": {"p50_ms": 2.0}}}})
+
+
 class ReportTest(unittest.TestCase):
     def test_rewrites_only_between_the_markers(self):
         with tempfile.TemporaryDirectory() as folder:
@@ -101,6 +285,14 @@ class ReportTest(unittest.TestCase):
         self.assertIn("| `GET /api/v1/me` | sqlite | 8,000 |", text)
         self.assertIn("SCAN orders", text)
         self.assertIn("| sqlite | 30.0 → 31.0 | 20.0 → 21.0 |", text)
+        self.assertIn("| orders first page, small table | sqlite | 1.00 | 0.90-1.10 | 2.00 | 900 |",
+                      text)
+        self.assertIn("| products q='ref-1' (rare), big table | sqlite | 2.50 | – | 5.00 | 400 |",
+                      text)
+        self.assertIn("1 connection, 3 rounds of 6 s per request after one 3 s warm-up each",
+                      text)
+        self.assertIn("in alternating order", text)
+        self.assertIn("| 1.20 (1.20 / 1.00 ms; rounds 1.10-1.33) |", text)
 
     def test_a_missing_doc_is_created_with_its_markers(self):
         with tempfile.TemporaryDirectory() as folder:
@@ -166,9 +358,22 @@ class ConfigTest(unittest.TestCase):
             settings = config.load()
         self.assertEqual(settings.big.orders, 3000)
         self.assertEqual(settings.duration_s, 4)
-        self.assertEqual(settings.latency_s, 4)
+        self.assertEqual(settings.latency_s, 6, "not BENCH_SECONDS any more")
+        self.assertEqual(settings.latency_rounds, 3)
         self.assertEqual(settings.backends, ("sqlite",))
         self.assertEqual(settings.deep_rows, 1500)
+
+    def test_latency_rounds_and_seconds(self):
+        with mock.patch.dict(os.environ, {"BENCH_LATENCY_ROUNDS": "5",
+                                          "BENCH_LATENCY_SECONDS": "8"}):
+            settings = config.load()
+        self.assertEqual((settings.latency_rounds, settings.latency_s), (5, 8))
+        with mock.patch.dict(os.environ, {"BENCH_LATENCY_ROUNDS": "", "BENCH_SECONDS": ""}):
+            quick = config.load(quick=True)
+        self.assertEqual((quick.latency_rounds, quick.latency_s), (2, 2))
+        with mock.patch.dict(os.environ, {"BENCH_LATENCY_ROUNDS": "0"}):
+            with self.assertRaises(SystemExit):
+                config.load()
 
     def test_passwords_stay_out_of_the_report(self):
         self.assertEqual(config.redact_password("postgres://u:secret@h:5432/db"),

@@ -19,6 +19,9 @@ FULL = {
     "BENCH_SMALL_CLIENTS": 1_000,
     "BENCH_WARMUP_SECONDS": 3,
     "BENCH_SECONDS": 10,
+    # Flat with size: each latency request measured this many times, for this long each.
+    "BENCH_LATENCY_ROUNDS": 3,
+    "BENCH_LATENCY_SECONDS": 6,
     "BENCH_SOAK_SECONDS": 600,
     "BENCH_DEEP_ROWS": 500_000,
 }
@@ -33,6 +36,8 @@ QUICK = {
     "BENCH_SMALL_CLIENTS": 50,
     "BENCH_WARMUP_SECONDS": 1,
     "BENCH_SECONDS": 3,
+    "BENCH_LATENCY_ROUNDS": 2,
+    "BENCH_LATENCY_SECONDS": 2,
     "BENCH_SOAK_SECONDS": 20,
     "BENCH_DEEP_ROWS": 1_000,
 }
@@ -53,6 +58,7 @@ class Settings:
     warmup_s: int
     duration_s: int
     latency_s: int
+    latency_rounds: int
     connections: int
     wrk_threads: int
     workers: int
@@ -118,6 +124,9 @@ def load(quick=False):
     small = Sizes(
         number("BENCH_SMALL_PRODUCTS"), number("BENCH_SMALL_ORDERS"), number("BENCH_SMALL_CLIENTS")
     )
+    latency_rounds = number("BENCH_LATENCY_ROUNDS")
+    if latency_rounds < 1:
+        raise SystemExit("BENCH_LATENCY_ROUNDS: at least 1 round")
     # A reduced run cannot page deeper than its table.
     deep_rows = min(number("BENCH_DEEP_ROWS"), max(big.orders // 2, 1))
     release = ROOT / "target" / "release"
@@ -127,7 +136,8 @@ def load(quick=False):
         small=small,
         warmup_s=number("BENCH_WARMUP_SECONDS"),
         duration_s=duration,
-        latency_s=number("BENCH_LATENCY_SECONDS", duration),
+        latency_s=number("BENCH_LATENCY_SECONDS"),
+        latency_rounds=latency_rounds,
         connections=number("BENCH_CONNECTIONS", 32),
         wrk_threads=number("BENCH_WRK_THREADS", 2),
         workers=number("BENCH_WORKERS", os.cpu_count() or 2),

@@ -54,13 +54,27 @@ def _throughput(name, backend, entry):
     return rows
 
 
+def round_ratios(numerator, denominator):
+    """The p50 ratio of each latency round, in round order (both sides of a round were
+    measured next to each other); empty when the sides have no rounds (older results)."""
+    return [n["p50_ms"] / d["p50_ms"]
+            for n, d in zip(numerator.get("rounds", []), denominator.get("rounds", []))
+            if d["p50_ms"]]
+
+
 def _ratio_row(target, backend, numerator, denominator, limit, note=""):
+    """A flat-with-size row. The ratio that decides met / not met is median(numerator's
+    per-round p50s) / median(denominator's), i.e. the two p50s the row shows, each side's
+    median taking one unlucky round out on its own; the per-round ratios (in the text as
+    "rounds low-high") only show how far single rounds scattered."""
     if not numerator or not denominator:
         return _row(target, backend, f"not measured{note}", f"≤ {limit}", None)
     ratio = numerator["p50_ms"] / denominator["p50_ms"]
+    spread = round_ratios(numerator, denominator)
+    rounds = f"; rounds {min(spread):.2f}-{max(spread):.2f}" if len(spread) > 1 else ""
     return _row(
         target, backend,
-        f"{ratio:.2f} ({numerator['p50_ms']:.2f} / {denominator['p50_ms']:.2f} ms)",
+        f"{ratio:.2f} ({numerator['p50_ms']:.2f} / {denominator['p50_ms']:.2f} ms{rounds})",
         f"≤ {limit}", ratio <= limit,
     )
 

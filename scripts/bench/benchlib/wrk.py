@@ -122,12 +122,19 @@ class Background:
             self.process.communicate()
 
 
-def measure(load, settings, connections=None, threads=None, what=""):
-    """Warm-up (not kept), then the measured run. Refuses a run with any failed request."""
+def warm_up(load, settings, connections, threads):
+    """A run of BENCH_WARMUP_SECONDS whose figures are not kept."""
+    if settings.warmup_s:
+        run(load, settings.warmup_s, connections, min(threads, connections))
+
+
+def measure(load, settings, connections=None, threads=None, what="", warm=True):
+    """Warm-up (not kept; `warm=False` when the caller warmed this load up already), then the
+    measured run. Refuses a run with any failed request."""
     connections = connections or settings.connections
     threads = min(threads or settings.wrk_threads, connections)
-    if settings.warmup_s:
-        run(load, settings.warmup_s, connections, threads)
+    if warm:
+        warm_up(load, settings, connections, threads)
     result = run(load, settings.duration_s if connections > 1 else settings.latency_s,
                  connections, threads)
     if result.failed():
