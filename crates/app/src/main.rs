@@ -11,7 +11,13 @@ static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
 #[tokio::main]
 async fn main() -> std::process::ExitCode {
     let cli = Cli::parse();
-    let log_writer = telemetry::init(cli.log_format);
+    let log_writer = match telemetry::init(cli.log_format) {
+        Ok(guard) => guard,
+        Err(error) => {
+            eprintln!("error: cannot start the log writer thread: {error}");
+            return std::process::ExitCode::FAILURE;
+        }
+    };
     let outcome = run(cli).await;
     // The last log lines are out before the error line, and before the exit.
     drop(log_writer);

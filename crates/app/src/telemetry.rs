@@ -5,12 +5,16 @@
 //! middleware) plus warnings and errors. `RUST_LOG` filters as usual (default `info`; e.g.
 //! `RUST_LOG=info,access=warn` silences the request lines).
 
-use std::io::{BufWriter, IsTerminal as _};
+mod batched_writer;
+
+use std::io::IsTerminal as _;
 
 use clap::ValueEnum;
-use tracing_appender::non_blocking::{NonBlockingBuilder, WorkerGuard};
 use tracing_subscriber::EnvFilter;
 use tracing_subscriber::fmt::MakeWriter;
+
+use batched_writer::BatchedWriter;
+pub use batched_writer::FlushGuard;
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
 pub enum LogFormat {
@@ -23,28 +27,21 @@ pub enum LogFormat {
 
 /// Logs to stderr; colours only when stderr is a terminal, so that a log file stays plain.
 ///
-/// Lines are written by a dedicated thread through a buffer: the request's thread only hands
-/// its formatted line over, and a busy server writes many lines per `write(2)` instead of one
-/// each (the access log's system calls were the largest cost of a cheap request). The writer
-/// thread flushes whenever it has caught up, so a quiet server's lines appear at once. No
-/// line is dropped: a request waits when [`LINES_PENDING`] lines are pending. The returned guard
-/// flushes what is left when dropped; keep it until the process ends.
-#[must_use = "dropping the guard stops the log writer"]
-pub fn init(format: LogFormat) -> WorkerGuard {
+/// Lines are written by a dedicated thread, in batches (see [`batched_writer`]): the request's
+/// thread only hands its formatted line over, and a busy server writes many lines per
+/// `write(2)` instead of one each. A line appears at most [`batched_writer::GATHER`] after it
+/// was logged. No line is dropped: a request waits when [`LINES_PENDING`] lines are pending.
+/// The returned guard writes what is left when dropped; keep it until the process ends.
+pub fn init(format: LogFormat) -> std::io::Result<FlushGuard> {
     let ansi = std::io::stderr().is_terminal();
-    let (writer, guard) = NonBlockingBuilder::default()
-        .lossy(false)
-        .buffered_lines_limit(LINES_PENDING)
-        .thread_name("log-writer")
-        .finish(BufWriter::new(std::io::stderr()));
+    let (writer, guard) = BatchedWriter::spawn(std::io::stderr(), LINES_PENDING)?;
     try_init_with_writer(format, writer, ansi);
-    guard
+    Ok(guard)
 }
 
 /// Each pending line holds a copy of itself (about 200 bytes for an access line) and a channel
 /// slot: 64 Ki lines, the bound before, could keep 17 MB when the writer fell behind. 4 Ki lines
-/// (about 1 MB) still absorb a second of a busy server's lines at the benchmark's rate of mixed
-/// requests, and 60 ms at 70,000 `/me` a second.
+/// (about 1 MB) hold 4 batches of [`batched_writer::GATHER`] at 50,000 requests a second.
 const LINES_PENDING: usize = 4 * 1024;
 
 /// Logs to `writer` (tests capture the server's lines this way). Returns `false` when a
