@@ -8,7 +8,7 @@ from pathlib import Path
 from unittest import mock
 
 import bench
-from benchlib import config, latency, plans, report, soak, targets, wrk
+from benchlib import config, latency, pgbench, plans, report, soak, targets, wrk
 from benchlib.processes import Failure
 
 
@@ -269,6 +269,15 @@ class LatencyTest(unittest.TestCase):
         self.assertEqual(flat, {"orders_big": {"p50_ms": 1.0},
                                 "searches": {"common": {"term": "lin",
                                                         "small": {"p50_ms": 2.0}}}})
+
+
+class PgbenchTest(unittest.TestCase):
+    def test_ceiling_b_connects_without_tls_like_the_api(self):
+        self.assertEqual(pgbench.plaintext("postgres://postgres@127.0.0.1:5432/db"),
+                         "postgres://postgres@127.0.0.1:5432/db?sslmode=disable")
+        self.assertEqual(
+            pgbench.plaintext("postgres://u:p@h/db?sslmode=prefer&application_name=x"),
+            "postgres://u:p@h/db?application_name=x&sslmode=disable")
 
 
 class ReportTest(unittest.TestCase):
