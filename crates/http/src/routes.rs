@@ -2,7 +2,7 @@
 //! GET and HEAD; a write endpoint is one `write(...)` line: it answers POST. Both catch a
 //! panicking handler, and any other method gets actix's 405 (with `Allow`), which the envelope
 //! middleware turns into the JSON envelope. The OpenAPI document and the docs page, which need
-//! no key, are registered by `openapi::configure`.
+//! no key, are registered by `openapi::configure_document` and `openapi::configure_docs_page`.
 
 use actix_web::body::MessageBody;
 use actix_web::dev::{ServiceFactory, ServiceRequest, ServiceResponse};
@@ -14,21 +14,23 @@ use crate::middleware::catch_panic::catch_panic;
 use crate::openapi;
 
 pub fn configure(config: &mut web::ServiceConfig) {
-    // Before the `/api/v1` scope, which would otherwise claim `/api/v1/openapi.json`.
-    openapi::configure(config);
+    openapi::configure_document(config);
+    // The router tries the resources in this order, and a path with a `{segment}` is a
+    // regular expression run on every request that gets that far: the fixed paths come first.
     config.service(
         web::scope("/api/v1")
             .service(read("/me", me::show))
             .service(read("/products", products::list))
-            .service(read("/products/{id}", products::show))
             .service(read("/orders", orders::list))
-            .service(read("/orders/{id}", orders::show))
             .service(read("/stock", stock::list))
             .service(write("/stock/adjustments", stock::adjust))
             .service(read("/clients", clients::list))
+            .service(read("/products/{id}", products::show))
+            .service(read("/orders/{id}", orders::show))
             .service(read("/clients/{id}", clients::show))
             .service(read("/clients/{id}/loyalty", loyalty::show)),
     );
+    openapi::configure_docs_page(config);
 }
 
 /// A resource answering GET and HEAD with `handler`. actix-http drops the body of HEAD
