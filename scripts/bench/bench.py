@@ -14,8 +14,8 @@ target/bench/results-*.json.
 Every BENCH_* variable overrides one setting (scripts/bench/benchlib/config.py):
 BENCH_BACKENDS=sqlite,postgres  BENCH_{BIG,SMALL}_{PRODUCTS,ORDERS,CLIENTS}
 BENCH_WARMUP_SECONDS  BENCH_SECONDS  BENCH_CONNECTIONS  BENCH_WRK_THREADS
-BENCH_LATENCY_ROUNDS (flat with size: rounds of each request after one warm-up; 3, --quick 2)
-BENCH_LATENCY_SECONDS (flat with size: seconds measured per request and round; 6, --quick 2)
+BENCH_LATENCY_ROUNDS (flat with size: rounds of each request after one warm-up; 5, --quick 2)
+BENCH_LATENCY_SECONDS (flat with size: seconds measured per request and round; 5, --quick 2)
 BENCH_WORKERS  BENCH_SOAK_SECONDS (0: no soak)  BENCH_SOAK_SAMPLE_SECONDS  BENCH_DEEP_ROWS
 BENCH_SEARCH_TERM  BENCH_RARE_SEARCH_TERM  BENCH_PG_ADMIN_URL  BENCH_SHOP_API  BENCH_CEILING  BENCH_SKIP_BUILD=1
 BENCH_KEEP_DATA=1  BENCH_DOC  BENCH_SEED_TIMEOUT_SECONDS  BENCH_DEEP_WALK_TIMEOUT_SECONDS

@@ -20,8 +20,8 @@ FULL = {
     "BENCH_WARMUP_SECONDS": 3,
     "BENCH_SECONDS": 10,
     # Flat with size: each latency request measured this many times, for this long each.
-    "BENCH_LATENCY_ROUNDS": 3,
-    "BENCH_LATENCY_SECONDS": 6,
+    "BENCH_LATENCY_ROUNDS": 5,
+    "BENCH_LATENCY_SECONDS": 5,
     "BENCH_SOAK_SECONDS": 600,
     "BENCH_DEEP_ROWS": 500_000,
 }
