@@ -37,7 +37,7 @@ ci:
     bash .ci/run
 
 # The benchmark: release build, seeded SQLite and PostgreSQL datasets, wrk against every
-# benchmarked endpoint and both ceilings, then docs/PERFORMANCE.md (about 35 minutes; `--quick`
+# benchmarked endpoint and both ceilings, then docs/PERFORMANCE.md (about 40 minutes; `--quick`
 # for a few minutes, BENCH_* variables: see scripts/bench/bench.py).
 bench *args:
     python3 scripts/bench/bench.py {{args}}

@@ -8,7 +8,7 @@ the median of its rounds: benchlib/latency.py), the server's memory and a soak, 
 query plans, and writes docs/PERFORMANCE.md (between its markers) and
 target/bench/results-*.json.
 
-    python3 scripts/bench/bench.py           # the full run (about 35 minutes on 2 cores)
+    python3 scripts/bench/bench.py           # the full run (about 40 minutes on 2 cores)
     python3 scripts/bench/bench.py --quick   # tiny sizes and short runs: proves the harness
 
 Every BENCH_* variable overrides one setting (scripts/bench/benchlib/config.py):
