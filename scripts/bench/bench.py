@@ -3,8 +3,9 @@
 PostgreSQL, drives each endpoint with wrk, measures the two ceilings (A: the framework, the
 `ceiling` binary serving the endpoint's captured body; B: pgbench running the request's SQL),
 the flat-with-size latencies (the big and the small dataset's servers both up, every request
-of a ratio measured in several rounds, the two sides in alternating order, each side's figure
-the median of its rounds: benchlib/latency.py), the server's memory and a soak, captures the
+of a ratio measured in several rounds, the two sides one after the other in alternating order,
+each ratio the median of its rounds' ratios: benchlib/latency.py and benchlib/targets.py), the
+server's memory and a soak, captures the
 query plans, and writes docs/PERFORMANCE.md (between its markers) and
 target/bench/results-*.json.
 
