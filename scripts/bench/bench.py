@@ -5,9 +5,8 @@ PostgreSQL, drives each endpoint with wrk, measures the two ceilings (A: the fra
 the flat-with-size latencies (the big and the small dataset's servers both up, every request
 of a ratio measured in several rounds, the two sides one after the other in alternating order,
 each ratio the median of its rounds' ratios: benchlib/latency.py and benchlib/targets.py), the
-server's memory and a soak, captures the
-query plans, and writes docs/PERFORMANCE.md (between its markers) and
-target/bench/results-*.json.
+server's memory and a soak, captures the query plans, and writes docs/PERFORMANCE.md (between
+its markers) and target/bench/results-*.json.
 
     python3 scripts/bench/bench.py           # the full run (about 40 minutes on 2 cores)
     python3 scripts/bench/bench.py --quick   # tiny sizes and short runs: proves the harness
