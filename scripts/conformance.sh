@@ -26,7 +26,8 @@ step "openapi-spec-validator docs/openapi.json"
 "$VENV/bin/openapi-spec-validator" docs/openapi.json
 
 step "demo server with rate limits raised"
-cargo build --quiet -p shop-app
+# target/debug/shop-api as `cargo test --workspace` builds it: nothing to build after the tests.
+cargo test --quiet --workspace --no-run
 WORK=$(mktemp -d)
 PORT=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 BASE="http://127.0.0.1:$PORT"

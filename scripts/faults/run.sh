@@ -17,8 +17,11 @@ export PYTHONDONTWRITEBYTECODE=1
 step() { printf '\n==> %s\n' "$*"; }
 
 if [ -z "${SHOP_API_BIN:-}" ]; then
-    step "cargo build -p shop-app (debug binary: target/debug/shop-api)"
-    cargo build --quiet -p shop-app || exit 1
+    # The debug binary as the README's test command builds it (the same features): after
+    # `cargo test --workspace` nothing is left to build, where `cargo build -p shop-app`
+    # resolved other features and built the workspace's crates again.
+    step "cargo test --workspace --no-run (debug binary: target/debug/shop-api)"
+    cargo test --quiet --workspace --no-run || exit 1
 fi
 mkdir -p target/faults
 rm -f target/faults/*.json
@@ -60,9 +63,11 @@ scenario invalid_key_flood $((SCENARIO_SECONDS + 60)) \
 
 step "fault: cross_shop_probe (tests/api/cross_shop_probe.rs)"
 probe_log=target/faults/cross_shop_probe.log
-cargo test --quiet -p shop-tests --test api --no-run || failed+=(cross_shop_probe)
+# --workspace, as in the README's test command: `-p shop-tests` resolves the dependencies'
+# features for that package alone and rebuilds the test binary (two minutes of CI).
+cargo test --quiet --workspace --test api --no-run || failed+=(cross_shop_probe)
 timeout --kill-after=20 "$SCENARIO_SECONDS" \
-    cargo test --quiet -p shop-tests --test api cross_shop_probe -- --nocapture --test-threads 1 \
+    cargo test --quiet --workspace --test api cross_shop_probe -- --nocapture --test-threads 1 \
     2>&1 | tee "$probe_log"
 probe_status=${PIPESTATUS[0]}
 python3 scripts/faults/probe_figures.py "$probe_log" "$probe_status" || failed+=(cross_shop_probe)

@@ -14,7 +14,7 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[3]
 RESULTS_DIR = REPO / "target" / "faults"
-# run.sh builds the debug binary (`cargo build -p shop-app`); SHOP_API_BIN picks another one.
+# run.sh builds the debug binary (`cargo test --workspace --no-run`); SHOP_API_BIN picks another.
 BINARY = Path(os.environ.get("SHOP_API_BIN", REPO / "target" / "debug" / "shop-api"))
 
 
