@@ -35,9 +35,9 @@ def script_path(endpoint):
 def plaintext(url):
     """`url` with `sslmode=disable`: the API talks to PostgreSQL over plain TCP (diesel-async's
     tokio-postgres connection has no TLS), while libpq's default, `sslmode=prefer`, negotiates
-    TLS whenever the server offers it, as Debian's does. pgbench over TLS spent about a fifth of
-    the machine's CPU on encryption that the API never pays, and reached a quarter fewer
-    transactions: ceiling B must use the API's transport."""
+    TLS whenever the server offers it, as Debian's does. Over TLS, libcrypto and libssl were
+    about 9% of the machine's CPU samples, work the API never does, and pgbench reached a
+    quarter fewer transactions (docs/PERFORMANCE.md): ceiling B must use the API's transport."""
     parts = urllib.parse.urlsplit(url)
     query = [(k, v) for k, v in urllib.parse.parse_qsl(parts.query) if k != "sslmode"]
     query.append(("sslmode", "disable"))
