@@ -4,7 +4,8 @@ pg_admin := "postgres://postgres@127.0.0.1:5432/postgres"
 redis_url := "redis://127.0.0.1:6379"
 
 # Unit and black-box tests; PostgreSQL and Redis tests skip unless TEST_DATABASE_URL and
-# TEST_REDIS_URL are set.
+# TEST_REDIS_URL are set, the console's browser test without chromedriver (REQUIRE_BROWSER=1
+# makes that a failure, as in CI).
 test:
     cargo test --workspace
 

@@ -22,6 +22,9 @@ forbid() {
 
 forbid shop-domain diesel diesel-async actix-web tokio serde_json redis deadpool-redis
 forbid shop-ports diesel diesel-async actix-web redis deadpool-redis
+# The owners' console is a delivery adapter beside the API's: the use cases, never the
+# database adapter, nor the API's HTTP crate.
+forbid shop-console shop-persistence shop-http diesel diesel-async redis
 # The integrators' client shares nothing with the server but its contract.
 forbid shop-api-client shop-domain shop-ports shop-persistence shop-http diesel actix-web
 exit $status

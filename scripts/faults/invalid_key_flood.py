@@ -3,12 +3,14 @@
 prefix on half the requests, the real key's prefix with a wrong secret on a quarter, malformed
 keys on the rest), a valid key's p99 latency must stay within 3x of its quiet value.
 
-The server keeps the default failed-authentication budget (AUTH_FAILURES_PER_MINUTE = 30 per
-client address, no flag): that budget, and the cache of verified keys that lets a verified key
-through it, are the defence under test. The first 30 wrong keys of the minute are checked (a
-wrong secret on a real prefix costs an argon2 run); from then on the flood gets 429. The p99
-that must stay within 3x is measured from that point, while the flood goes on; the latency
-during those first 30 checks is reported beside it.
+The server keeps the default failed-authentication budgets (AUTH_FAILURES_PER_MINUTE = 30 per
+client address, and per client and key for wrong secrets; no flag): those budgets, and the
+cache of verified keys that lets a verified key through them, are the defence under test. The
+first wrong keys of the minute are checked: 30 without a verification (unknown prefixes,
+malformed keys) and 30 wrong secrets for the real prefix (an argon2 run each; an address over
+its first budget is looked up ten times a second, so these take a few seconds). From then on
+the flood gets 429. The p99 that must stay within 3x is measured from that point, while the
+flood goes on; the latency while the budgets are spent is reported beside it.
 
 One backend is enough (SQLite): the defence runs in the process before any query, and a wrong
 key that reaches the database costs one indexed key lookup on either backend.
@@ -52,7 +54,7 @@ def wrong_key(rng: random.Random, real_prefix: str, n: int) -> tuple[str, str]:
             return "malformed", f"svc_live_{hex_digits(8)}"
 
 
-def flood_thread(base_url, real_prefix, seed, active, stop, budget_spent_at, counts):
+def flood_thread(base_url, real_prefix, seed, active, stop, checked, budget_spent_at, counts):
     rng = random.Random(seed)
     client = Client(base_url, timeout=10)
     n = 0
@@ -64,14 +66,18 @@ def flood_thread(base_url, real_prefix, seed, active, stop, budget_spent_at, cou
             status = client.request("GET", PROBE, key=key).status
         except TransportError:
             status = None
-        if status == 429 and not budget_spent_at.value:
-            with budget_spent_at.get_lock():
-                budget_spent_at.value = budget_spent_at.value or time.monotonic()
+        if status == 401:
+            with checked.get_lock():
+                checked[1 if kind == "real prefix, wrong secret" else 0] += 1
+                spent = min(checked) >= DEFAULT_AUTH_FAILURES_PER_MINUTE
+            if spent and not budget_spent_at.value:
+                with budget_spent_at.get_lock():
+                    budget_spent_at.value = budget_spent_at.value or time.monotonic()
         counts[(kind, status)] += 1
         n += 1
 
 
-def flood(base_url, real_prefix, threads, cpus, active, stop, budget_spent_at, results):
+def flood(base_url, real_prefix, threads, cpus, active, stop, checked, budget_spent_at, results):
     """The flooding process: an interpreter of its own, so that its work does not hold up the
     measuring client (Python runs one thread at a time per process)."""
     die_with_parent()
@@ -81,7 +87,7 @@ def flood(base_url, real_prefix, threads, cpus, active, stop, budget_spent_at, r
     os.nice(19)
     counts: Counter = Counter()
     workers = [threading.Thread(target=flood_thread,
-                                args=(base_url, real_prefix, seed, active, stop,
+                                args=(base_url, real_prefix, seed, active, stop, checked,
                                       budget_spent_at, counts))
                for seed in range(threads)]
     for worker in workers:
@@ -147,21 +153,23 @@ def main(s: scenarios.Scenario, args) -> None:
 
     context = multiprocessing.get_context("fork")
     active, stop, results = context.Event(), context.Event(), context.Queue()
+    # The flood's 401s: failures without a verification, wrong secrets for the real prefix.
+    checked = context.Array("i", 2)
     budget_spent_at = context.Value("d", 0.0)
     flooder = context.Process(target=flood, daemon=True, args=(
-        base_url, real_prefix, args.flood_threads, flood_cpus, active, stop, budget_spent_at,
-        results))
+        base_url, real_prefix, args.flood_threads, flood_cpus, active, stop, checked,
+        budget_spent_at, results))
     flooder.start()
     s.cleanup.callback(flooder.kill)
 
     probe = Probe(base_url, key)
     probe.many(50)  # warm-up: connection, caches
-    s.log("the flood starts: first the failed-auth budget is spent")
+    s.log("the flood starts: first the failed-auth budgets are spent")
     cpu_before = api.cpu_seconds()
     flood_begun = time.monotonic()
     active.set()
     spending = []
-    while not budget_spent_at.value and time.monotonic() - flood_begun < 30:
+    while not budget_spent_at.value and time.monotonic() - flood_begun < 40:
         spending.append(probe.once())
     spent_after = budget_spent_at.value - flood_begun if budget_spent_at.value else None
 
@@ -199,7 +207,7 @@ def main(s: scenarios.Scenario, args) -> None:
              f"{sorted(server_cpus)} / {sorted(flood_cpus)}" if server_cpus else "not pinned (one core)")
     s.figure("valid-key probe", f"GET {PROBE}, {len(quiet)} quiet and {len(loud)} flood "
              f"requests in {ROUNDS} alternating rounds")
-    s.figure("budget spent after (s)", spent_after and round(spent_after, 2))
+    s.figure("budgets spent after (s)", spent_after and round(spent_after, 2))
     s.figure("  valid-key requests meanwhile / their max (ms)",
              f"{len(spending)} / {ms(max(spending)) if spending else None}")
     s.figure("quiet p50 / p99 (ms)", f"{ms(percentile(quiet, 0.5))} / {ms(quiet_p99)}")
@@ -208,9 +216,8 @@ def main(s: scenarios.Scenario, args) -> None:
     s.figure("flood requests (wrong keys)", sent)
     s.figure("flood rate while on (req/s)", round(sent / flood_on_seconds))
     s.figure("server CPU during the measurement (s)", round(server_cpu, 2))
-    # More than the budget get checked when the flood has several requests in flight: the
-    # server checks the budget before verifying a key and counts the failure after. Reported,
-    # not asserted: the property under test is the valid key's latency.
+    # Reported, not asserted here: the property under test is the valid key's latency (the
+    # budgets' exactness is auth_burst's).
     s.figure("wrong keys checked (401) / flood lasted (s)",
              f"{by_status[401]} / {round(time.monotonic() - flood_begun)}")
     s.figure("flood answers", {str(status): n for status, n in sorted(by_status.items(), key=str)})
@@ -218,7 +225,7 @@ def main(s: scenarios.Scenario, args) -> None:
                                        for (kind, status), n in sorted(counts.items(), key=str)})
     s.figure("valid-key answers", dict(probe.statuses))
     s.require(set(probe.statuses) == {200}, "the valid key was not answered 200 every time")
-    s.require(spent_after is not None, "the flood was never refused with 429: no budget applied")
+    s.require(spent_after is not None, "the flood's budgets were never spent")
     s.require(ratio <= ALLOWED_RATIO, f"valid-key p99 rose {ratio:.2f}x under the flood "
               f"(allowed: {ALLOWED_RATIO}x)")
 

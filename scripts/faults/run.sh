@@ -60,6 +60,8 @@ if [ -z "${SHOP_API_BIN:-}" ]; then
 fi
 scenario invalid_key_flood $((SCENARIO_SECONDS + 60)) \
     env SHOP_API_BIN="${SHOP_API_BIN:-$PWD/target/release/shop-api}" python3 scripts/faults/invalid_key_flood.py
+scenario auth_burst "$SCENARIO_SECONDS" \
+    env SHOP_API_BIN="${SHOP_API_BIN:-$PWD/target/release/shop-api}" python3 scripts/faults/auth_burst.py
 
 step "fault: cross_shop_probe (tests/api/cross_shop_probe.rs)"
 probe_log=target/faults/cross_shop_probe.log

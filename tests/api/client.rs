@@ -296,6 +296,7 @@ async fn app_with_tight(reads: RateBudget, writes: RateBudget) -> TestApp {
             reads,
             writes,
             auth_failures: generous,
+            key_failures: generous,
         },
         ..ServiceSettings::default()
     };

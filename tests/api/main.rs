@@ -7,8 +7,11 @@
 mod support;
 
 mod auth;
+mod auth_budgets;
 mod client;
 mod clients;
+mod console;
+mod console_browser;
 mod cross_shop_probe;
 mod errors;
 mod fixtures;
@@ -20,5 +23,6 @@ mod products;
 mod products_paging;
 mod rate_limits;
 mod stock_adjustments;
+mod stock_bounds;
 mod stock_concurrency;
 mod stock_list;

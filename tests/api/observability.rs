@@ -69,7 +69,13 @@ async fn probes_answer_and_metrics_count_real_requests(app: TestApp) {
     assert_eq!(app.get("/api/v1/products/p_nope", &key).await.status, 404);
     assert_eq!(app.get("/api/v1/me", "svc_live_nope").await.status, 401);
 
-    let scrape = app.send(app.client().get(app.url("/metrics"))).await;
+    let hidden = app.send(app.client().get(app.url("/metrics"))).await;
+    assert_eq!(
+        (hidden.status, hidden.error_code()),
+        (404, "NOT_FOUND".to_owned()),
+        "no metrics on the public address without the token"
+    );
+    let scrape = app.scrape_metrics().await;
     assert_eq!(scrape.status, 200);
     let text = &scrape.text;
     for line in [

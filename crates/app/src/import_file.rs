@@ -17,7 +17,7 @@ use shop_domain::color::HexColor;
 use shop_domain::id::{BrandId, CategoryId, ProductId, TierId, VariantId};
 use shop_domain::import::{GivenStamps, ImportProblem, ImportedProduct, ShopImport};
 use shop_domain::loyalty::LoyaltyTier;
-use shop_domain::money::Cents;
+
 use shop_domain::tax_rate::TaxRate;
 use shop_ports::port::IdGenerator;
 
@@ -150,7 +150,7 @@ fn read_product(reader: &mut Reader<'_>, path: &str, value: &Value) -> Option<Im
         .enumerate()
         .map(|(index, (path, value))| read_variant(reader, &path, value, index))
         .collect();
-    let product = Product {
+    let mut product = Product {
         id: id?,
         name: name?,
         product_type: object
@@ -173,6 +173,12 @@ fn read_product(reader: &mut Reader<'_>, path: &str, value: &Value) -> Option<Im
         created_at: Timestamp::from_millis(0),
         updated_at: Timestamp::from_millis(0),
     };
+    // A file's `trackStock` is the tracking of every variant it writes (a variant's own is
+    // switched in the console). Set here, once read: the fields are read in the file format's
+    // order, which is the order of the problems reported.
+    for variant in &mut product.variants {
+        variant.tracked = product.track_stock;
+    }
     let stamps = GivenStamps {
         created_at: object.optional_parsed(reader, "createdAt", Timestamp::parse_rfc3339),
         updated_at: object.optional_parsed(reader, "updatedAt", Timestamp::parse_rfc3339),
@@ -191,7 +197,11 @@ fn read_variant(
     let id = object.id(reader, VariantId::parse);
     let label = object.label(reader, "label", MAX_NAME_LEN);
     let price = object.required_amount(reader, "priceCents");
-    let low_stock_threshold = object.optional_amount(reader, "lowStockThreshold");
+    let low_stock_threshold = object
+        .optional_amount(reader, "lowStockThreshold")
+        .and_then(|threshold| {
+            object.within_stock_range(reader, "lowStockThreshold", threshold.get())
+        });
     let order = match object.optional_int(reader, "order") {
         Some(order) => i32::try_from(order).ok().filter(|o| *o >= 0).or_else(|| {
             reader.problem(
@@ -209,11 +219,13 @@ fn read_variant(
         barcode: object.optional_string(reader, "barcode"),
         swatch_color: object.optional_parsed(reader, "swatchColor", HexColor::parse),
         price: price?,
-        stock: object.optional_int(reader, "stock").unwrap_or(0),
-        low_stock_threshold: low_stock_threshold.map_or(0, Cents::get),
+        stock: object.optional_stock(reader, "stock").unwrap_or(0),
+        low_stock_threshold: low_stock_threshold.unwrap_or(0),
         is_default: object.optional_bool(reader, "isDefault").unwrap_or(false),
         active: object.optional_bool(reader, "active").unwrap_or(true),
         order: order?,
+        // Its product's `trackStock`, set by `read_product`.
+        tracked: true,
     })
 }
 

@@ -1,5 +1,5 @@
 use clap::Parser;
-use shop_app::cli::{Cli, run};
+use shop_app::cli::{Cli, Refused, run};
 use shop_app::telemetry;
 
 // jemalloc, not glibc's malloc, for Rust's allocations and SQLite's (the unprefixed feature):
@@ -26,7 +26,12 @@ async fn main() -> std::process::ExitCode {
         Err(error) => {
             // One clear line (plus the refused file's problems, one per line), no backtrace.
             eprintln!("error: {error:#}");
-            std::process::ExitCode::FAILURE
+            if error.downcast_ref::<Refused>().is_some() {
+                // What the command was given was refused, as clap refuses a usage error.
+                std::process::ExitCode::from(2)
+            } else {
+                std::process::ExitCode::FAILURE
+            }
         }
     }
 }

@@ -6,20 +6,23 @@ use std::time::Duration;
 
 use actix_web::dev::ServerHandle;
 use anyhow::Context;
-use shop_http::ServerOptions;
+use shop_http::{MetricsToken, Mount, ServerOptions};
 use tokio::task::JoinHandle;
 
 use crate::services::Services;
 
 /// Where and how to serve.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, PartialEq, Eq)]
 pub struct ServerConfig {
     /// The API's address; port 0 picks a free port.
     pub bind: SocketAddr,
     /// HTTP worker threads; `None` is one per core.
     pub workers: Option<usize>,
-    /// Serve `/metrics` on this address only, instead of on `bind`.
+    /// Serve `/metrics` on this address only, to anyone who reaches it.
     pub metrics_bind: Option<SocketAddr>,
+    /// Without `metrics_bind`: serve `/metrics` on `bind` to the bearer of this token. With
+    /// neither, `/metrics` is not served at all.
+    pub metrics_token: Option<String>,
     /// How long in-flight requests get to finish after SIGTERM or SIGINT.
     pub shutdown_timeout: Duration,
 }
@@ -30,6 +33,7 @@ impl ServerConfig {
             bind,
             workers: None,
             metrics_bind: None,
+            metrics_token: None,
             shutdown_timeout: ServerOptions::DEFAULT_SHUTDOWN_TIMEOUT,
         }
     }
@@ -126,9 +130,19 @@ impl RunningServer {
             options.workers = workers;
         }
         let mut operations = services.operations();
+        if let Some(token) = config.metrics_token.as_deref().and_then(MetricsToken::new) {
+            operations = operations.metrics_for_token(token);
+        }
         if metrics_listener.is_some() {
             operations = operations.metrics_served_elsewhere();
         }
+        // A browser sends a `Secure` cookie over HTTPS only, and a console on loopback has
+        // none: there alone the session cookie goes without it.
+        let console = services.console_state(!addr.ip().is_loopback());
+        services.prepare_sign_in();
+        let mounts = vec![Mount::new(shop_console::PREFIX, move |config| {
+            shop_console::configure(config, &console);
+        })];
         let metrics = metrics_listener
             .map(|listener| {
                 shop_http::serve_metrics(listener, services.api_state(), operations.clone())
@@ -140,6 +154,7 @@ impl RunningServer {
             services.api_state(),
             operations,
             options,
+            mounts,
         )?);
         Ok(Self {
             addr,
@@ -151,6 +166,11 @@ impl RunningServer {
 
     pub fn base_url(&self) -> String {
         format!("http://{}", self.addr)
+    }
+
+    /// Where an owner signs in to the console.
+    pub fn console_url(&self) -> String {
+        format!("{}{}/login", self.base_url(), shop_console::PREFIX)
     }
 
     /// Runs until the API's server stops (SIGTERM or SIGINT: it stops accepting, lets the
@@ -187,4 +207,20 @@ impl RunningServer {
 
 fn bind(address: SocketAddr) -> anyhow::Result<TcpListener> {
     TcpListener::bind(address).with_context(|| format!("cannot listen on {address}"))
+}
+
+/// Keeps the metrics token out of logs and panic messages.
+impl std::fmt::Debug for ServerConfig {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ServerConfig")
+            .field("bind", &self.bind)
+            .field("workers", &self.workers)
+            .field("metrics_bind", &self.metrics_bind)
+            .field(
+                "metrics_token",
+                &self.metrics_token.as_ref().map(|_| "<redacted>"),
+            )
+            .field("shutdown_timeout", &self.shutdown_timeout)
+            .finish()
+    }
 }

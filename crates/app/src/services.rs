@@ -4,19 +4,24 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::Context;
+use shop_console::{ConsoleSettings, ConsoleState};
+use shop_domain::client_address::TrustedProxies;
 use shop_domain::rate_limit::RateBudget;
 use shop_http::{ApiState, Operations};
 use shop_persistence::{Database, DatabaseUrl, PoolOptions};
-use shop_ports::port::{Clock, HealthCheck, RateLimitStore, SecretHasher};
+use shop_ports::port::{Clock, HealthCheck, RateLimitStore};
 use shop_ports::usecase::{
-    Authenticator, ClientDirectory, ImportShopData, KeyAdmin, LoyaltyOverview, OrderHistory,
-    ProductCatalogue, RateLimiter, RateLimits, ShopAdmin, StockKeeper,
+    Authenticator, ClientDirectory, FailureBudgets, ImportShopData, KeyAdmin, LoyaltyOverview,
+    OrderHistory, OwnerAdmin, OwnerSessions, ProductCatalogue, RateLimiter, RateLimits, ShopAdmin,
+    SignInLimits, StockKeeper,
 };
 
 use crate::adapters::rate_limit::{
     DEFAULT_KEY_PREFIX, FallbackRateStore, InMemoryRateStore, RedisRateStore,
 };
-use crate::adapters::{Argon2Hasher, OsKeyMaterial, RedisReadiness, SystemClock, UuidV7Ids};
+use crate::adapters::{
+    Argon2Hasher, KeyUsageWriter, OsKeyMaterial, RedisReadiness, SystemClock, UuidV7Ids,
+};
 
 /// How long startup waits for Redis before serving anyway (on per-instance limits).
 const REDIS_STARTUP_CHECK: Duration = Duration::from_secs(1);
@@ -27,6 +32,11 @@ const REDIS_STARTUP_CHECK: Duration = Duration::from_secs(1);
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ServiceSettings {
     pub rate_limits: RateLimits,
+    /// The console's budgets of failed sign-ins.
+    pub sign_in: SignInLimits,
+    /// The proxies whose forwarding headers name the client (`TRUSTED_PROXIES`); none by
+    /// default.
+    pub trusted_proxies: TrustedProxies,
     /// Where the rate-limit windows are shared between instances; `None` keeps them in the
     /// process.
     pub redis: Option<RedisSettings>,
@@ -79,10 +89,14 @@ pub struct Services {
     pub stock: Arc<StockKeeper>,
     pub rate_limiter: Arc<RateLimiter>,
     pub shops: ShopAdmin,
-    pub keys: KeyAdmin,
+    pub keys: Arc<KeyAdmin>,
+    pub owners: OwnerAdmin,
+    pub owner_sessions: Arc<OwnerSessions>,
     pub import: ImportShopData,
     /// What `/readyz` checks: the database, then Redis when configured.
     pub readiness: Vec<Arc<dyn HealthCheck>>,
+    hasher: Arc<Argon2Hasher>,
+    trusted_proxies: TrustedProxies,
 }
 
 impl Services {
@@ -119,45 +133,70 @@ impl Services {
                 shared
             }
         };
-        Ok(Self::wire(
-            database,
-            rate_store,
-            settings.rate_limits,
-            readiness,
-        ))
+        Ok(Self::wire(database, rate_store, &settings, readiness))
     }
 
+    /// Builds the use cases; must run on a tokio runtime (the keys' last-use writer is a task).
     fn wire(
         database: Database,
         rate_store: Arc<dyn RateLimitStore>,
-        limits: RateLimits,
+        settings: &ServiceSettings,
         readiness: Vec<Arc<dyn HealthCheck>>,
     ) -> Self {
         let store = Arc::new(database.clone());
         let clock: Arc<dyn Clock> = Arc::new(SystemClock);
-        let hasher: Arc<dyn SecretHasher> = Arc::new(Argon2Hasher::new());
+        let hasher = Arc::new(Argon2Hasher::new());
         let ids = Arc::new(UuidV7Ids);
+        let key_usage = KeyUsageWriter::start(store.clone());
+        let failures = Arc::new(FailureBudgets::new(
+            rate_store.clone(),
+            clock.clone(),
+            settings.rate_limits.auth_failures,
+            settings.rate_limits.key_failures,
+        ));
         Self {
-            authenticator: Arc::new(Authenticator::new(
-                store.clone(),
-                hasher.clone(),
-                clock.clone(),
-            )),
+            authenticator: Arc::new(
+                Authenticator::new(store.clone(), hasher.clone(), clock.clone())
+                    .noting_use(key_usage)
+                    .limiting_failures(failures),
+            ),
             catalogue: Arc::new(ProductCatalogue::new(store.clone())),
             orders: Arc::new(OrderHistory::new(store.clone())),
             clients: Arc::new(ClientDirectory::new(store.clone())),
             loyalty: Arc::new(LoyaltyOverview::new(store.clone(), store.clone())),
             stock: Arc::new(StockKeeper::new(store.clone(), ids.clone(), clock.clone())),
-            rate_limiter: Arc::new(RateLimiter::new(rate_store, clock.clone(), limits)),
-            shops: ShopAdmin::new(store.clone(), ids, clock.clone()),
-            keys: KeyAdmin::new(
+            rate_limiter: Arc::new(RateLimiter::new(
+                rate_store.clone(),
+                clock.clone(),
+                settings.rate_limits,
+            )),
+            shops: ShopAdmin::new(store.clone(), ids.clone(), clock.clone()),
+            keys: Arc::new(KeyAdmin::new(
                 store.clone(),
                 store.clone(),
-                hasher,
+                hasher.clone(),
                 Arc::new(OsKeyMaterial),
                 clock.clone(),
+            )),
+            owners: OwnerAdmin::new(
+                store.clone(),
+                store.clone(),
+                hasher.clone(),
+                ids,
+                clock.clone(),
             ),
+            owner_sessions: Arc::new(OwnerSessions::new(
+                store.clone(),
+                store.clone(),
+                hasher.clone(),
+                rate_store,
+                Arc::new(OsKeyMaterial),
+                clock.clone(),
+                settings.sign_in,
+            )),
             import: ImportShopData::new(store.clone(), store, clock.clone()),
+            hasher,
+            trusted_proxies: settings.trusted_proxies.clone(),
             clock,
             database,
             readiness,
@@ -173,6 +212,31 @@ impl Services {
             loyalty: self.loyalty.clone(),
             stock: self.stock.clone(),
             rate_limiter: self.rate_limiter.clone(),
+            trusted_proxies: self.trusted_proxies.clone(),
+        }
+    }
+
+    /// Makes, in the background, the decoy hash that a sign-in with an unknown e-mail is
+    /// verified against, so that even the first such sign-in costs only one verification.
+    pub fn prepare_sign_in(&self) {
+        let hasher = Arc::clone(&self.hasher);
+        tokio::spawn(async move {
+            if let Err(error) = hasher.decoy().await {
+                tracing::warn!(error = %error, "could not prepare the sign-in's decoy hash");
+            }
+        });
+    }
+
+    /// What the owners' console calls. `secure_cookies` unless it is served on loopback only.
+    pub fn console_state(&self, secure_cookies: bool) -> ConsoleState {
+        ConsoleState {
+            sessions: self.owner_sessions.clone(),
+            keys: self.keys.clone(),
+            stock: self.stock.clone(),
+            settings: ConsoleSettings {
+                secure_cookies,
+                trusted_proxies: self.trusted_proxies.clone(),
+            },
         }
     }
 
@@ -192,7 +256,7 @@ enum RateStore {
 }
 
 fn rate_store(settings: &ServiceSettings) -> anyhow::Result<RateStore> {
-    let local = InMemoryRateStore::for_limits(&settings.rate_limits);
+    let local = InMemoryRateStore::for_limits(&settings.rate_limits, &settings.sign_in);
     let Some(redis) = &settings.redis else {
         return Ok(RateStore::Local(local));
     };
@@ -211,6 +275,7 @@ fn check_limits(limits: &RateLimits) -> anyhow::Result<()> {
         ("reads", limits.reads),
         ("writes", limits.writes),
         ("failed authentications", limits.auth_failures),
+        ("wrong secrets per key", limits.key_failures),
     ];
     for (
         name,

@@ -1,9 +1,12 @@
-//! The `shop-api` command line as scripts use it: exit statuses, what goes to stdout;
+//! The `shop-api` command line as scripts use it: exit statuses, what goes to stdout; owners
+//! and the console's credentials of `demo`;
 //! `shop-api serve` processes sharing their rate limits through Redis; and a server's life:
 //! startup errors, and a SIGTERM with requests in flight.
 
 #[path = "cli/lifecycle.rs"]
 mod lifecycle;
+#[path = "cli/owners.rs"]
+mod owners;
 #[path = "cli/serve.rs"]
 mod serve;
 
@@ -44,6 +47,9 @@ impl Cli {
             "AUTH_FAILURES_PER_MINUTE",
             "LOG_FORMAT",
             "METRICS_BIND",
+            "METRICS_TOKEN",
+            "AUTH_FAILURES_PER_KEY_PER_MINUTE",
+            "TRUSTED_PROXIES",
             "SHUTDOWN_TIMEOUT_SECONDS",
             "DATABASE_POOL_SIZE",
             "DATABASE_WAIT_TIMEOUT_MS",

@@ -101,6 +101,8 @@ pub enum ErrorCode {
     UriTooLong,
     /// 422: stock adjustment of a variant without stock tracking.
     StockNotTracked,
+    /// 422: stock adjustment that would take the stock beyond ±1,000,000,000,000.
+    StockOutOfRange,
     /// 422: an `Idempotency-Key` already used for a different request.
     IdempotencyKeyReused,
     /// 429: a rate limit is exceeded; see `Retry-After`.
@@ -127,6 +129,7 @@ impl ErrorCode {
             Self::PayloadTooLarge => "PAYLOAD_TOO_LARGE",
             Self::UriTooLong => "URI_TOO_LONG",
             Self::StockNotTracked => "STOCK_NOT_TRACKED",
+            Self::StockOutOfRange => "STOCK_OUT_OF_RANGE",
             Self::IdempotencyKeyReused => "IDEMPOTENCY_KEY_REUSED",
             Self::RateLimited => "RATE_LIMITED",
             Self::InternalError => "INTERNAL_ERROR",
@@ -150,6 +153,7 @@ impl From<&str> for ErrorCode {
             "PAYLOAD_TOO_LARGE" => Self::PayloadTooLarge,
             "URI_TOO_LONG" => Self::UriTooLong,
             "STOCK_NOT_TRACKED" => Self::StockNotTracked,
+            "STOCK_OUT_OF_RANGE" => Self::StockOutOfRange,
             "IDEMPOTENCY_KEY_REUSED" => Self::IdempotencyKeyReused,
             "RATE_LIMITED" => Self::RateLimited,
             "INTERNAL_ERROR" => Self::InternalError,

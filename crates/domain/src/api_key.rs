@@ -9,6 +9,8 @@ use std::fmt;
 use sha2::{Digest, Sha256};
 
 use crate::Timestamp;
+use crate::day::{parse_day, start_of};
+use crate::hex::{is_lower_hex, to_lower_hex};
 use crate::id::ShopId;
 use crate::scope::ScopeSet;
 
@@ -16,24 +18,6 @@ pub const KEY_MARKER: &str = "svc_live_";
 pub const PREFIX_HEX_LEN: usize = 8;
 pub const SECRET_HEX_LEN: usize = 64;
 pub const MAX_LABEL_LEN: usize = 100;
-
-fn is_lower_hex(text: &str, len: usize) -> bool {
-    text.len() == len && text.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
-}
-
-fn to_lower_hex(bytes: &[u8]) -> String {
-    const DIGITS: &[u8; 16] = b"0123456789abcdef";
-    bytes
-        .iter()
-        .flat_map(|byte| {
-            [
-                DIGITS[usize::from(byte >> 4)],
-                DIGITS[usize::from(byte & 0x0f)],
-            ]
-        })
-        .map(char::from)
-        .collect()
-}
 
 /// The public, unique part of a key: 8 lower-case hex digits.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -143,6 +127,19 @@ impl PresentedKey {
     }
 }
 
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error("expected a date such as 2027-01-31")]
+pub struct InvalidExpiryDate;
+
+/// The expiry of a key the owner wants usable through `date` (`YYYY-MM-DD`, UTC): the first
+/// instant of the next day, since an expiry is exclusive.
+pub fn expiry_after_day(date: &str) -> Result<Timestamp, InvalidExpiryDate> {
+    parse_day(date.trim())
+        .and_then(|day| day.next_day())
+        .map(start_of)
+        .ok_or(InvalidExpiryDate)
+}
+
 /// A stored key. `secret_hash` is an argon2id PHC string.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ApiKey {
@@ -154,13 +151,45 @@ pub struct ApiKey {
     pub created_at: Timestamp,
     pub expires_at: Option<Timestamp>,
     pub revoked_at: Option<Timestamp>,
+    /// The last minute the key authenticated a request, as recorded (at most once a minute
+    /// per key and instance, off the request's path); `None` if never.
+    pub last_used_at: Option<Timestamp>,
+}
+
+/// What the owner sees of a key in the console.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum KeyStatus {
+    Active,
+    Revoked,
+    Expired,
+}
+
+impl KeyStatus {
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Self::Active => "active",
+            Self::Revoked => "revoked",
+            Self::Expired => "expired",
+        }
+    }
 }
 
 impl ApiKey {
     /// Revoked keys are never usable; an expiry is exclusive (a key expiring at 10:00 is
     /// refused at 10:00).
     pub fn is_usable_at(&self, now: Timestamp) -> bool {
-        self.revoked_at.is_none() && self.expires_at.is_none_or(|expiry| now < expiry)
+        self.status_at(now) == KeyStatus::Active
+    }
+
+    /// A revocation shows over an expiry: it was the owner's decision.
+    pub fn status_at(&self, now: Timestamp) -> KeyStatus {
+        if self.revoked_at.is_some() {
+            KeyStatus::Revoked
+        } else if self.expires_at.is_some_and(|expiry| now >= expiry) {
+            KeyStatus::Expired
+        } else {
+            KeyStatus::Active
+        }
     }
 }
 
@@ -236,6 +265,21 @@ mod tests {
     }
 
     #[test]
+    fn a_key_expiring_on_a_day_works_through_that_day() {
+        let expiry = expiry_after_day("2027-01-31").unwrap();
+        assert_eq!(expiry.to_rfc3339(), "2027-02-01T00:00:00.000Z");
+        for bad in [
+            "",
+            "2027-02-30",
+            "31/01/2027",
+            "2027-01-31T00:00:00Z",
+            "2027-1-31",
+        ] {
+            assert_eq!(expiry_after_day(bad), Err(InvalidExpiryDate), "{bad}");
+        }
+    }
+
+    #[test]
     fn revoked_and_expired_keys_are_unusable() {
         let mut key = ApiKey {
             prefix: KeyPrefix::parse(PREFIX).unwrap(),
@@ -246,12 +290,23 @@ mod tests {
             created_at: Timestamp::from_millis(0),
             expires_at: Some(Timestamp::from_millis(1_000)),
             revoked_at: None,
+            last_used_at: None,
         };
         assert!(key.is_usable_at(Timestamp::from_millis(999)));
         assert!(!key.is_usable_at(Timestamp::from_millis(1_000)));
+        assert_eq!(
+            key.status_at(Timestamp::from_millis(1_000)),
+            KeyStatus::Expired
+        );
         key.expires_at = None;
         assert!(key.is_usable_at(Timestamp::from_millis(i64::MAX)));
         key.revoked_at = Some(Timestamp::from_millis(5));
         assert!(!key.is_usable_at(Timestamp::from_millis(1)));
+        key.expires_at = Some(Timestamp::from_millis(3));
+        assert_eq!(
+            key.status_at(Timestamp::from_millis(4)),
+            KeyStatus::Revoked,
+            "a revocation shows over an expiry"
+        );
     }
 }

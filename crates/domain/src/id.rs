@@ -60,6 +60,14 @@ opaque_id!(ClientId);
 opaque_id!(TicketId);
 opaque_id!(SpinId);
 opaque_id!(MovementId);
+opaque_id!(
+    /// A shop owner's account (the console's sign-in).
+    OwnerId
+);
+opaque_id!(
+    /// A switch of a variant's stock tracking, made in the console.
+    TrackingSwitchId
+);
 
 #[cfg(test)]
 mod tests {

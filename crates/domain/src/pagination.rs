@@ -55,6 +55,8 @@ pub enum CursorKind {
     Orders,
     Stock,
     Clients,
+    /// The console's activity page (stock movements and tracking switches).
+    Activity,
 }
 
 impl CursorKind {
@@ -64,6 +66,7 @@ impl CursorKind {
             CursorKind::Orders => "o",
             CursorKind::Stock => "s",
             CursorKind::Clients => "c",
+            CursorKind::Activity => "a",
         }
     }
 }
@@ -96,10 +99,7 @@ impl Cursor {
 
     fn checksum(body: &str) -> String {
         let digest = Sha256::digest(body.as_bytes());
-        digest[..CHECKSUM_BYTES]
-            .iter()
-            .map(|b| format!("{b:02x}"))
-            .collect()
+        crate::hex::to_lower_hex(&digest[..CHECKSUM_BYTES])
     }
 
     pub fn encode(&self) -> String {

@@ -48,8 +48,17 @@ impl RateBudget {
         limit: 30,
         window_millis: 60_000,
     };
+    /// Failed authentications of one client address: those that cost no verification (no
+    /// key, a malformed one, an unknown prefix, a revoked or expired key), and, counted
+    /// apart for each existing key, its wrong secrets.
     pub const AUTH_FAILURES: RateBudget = RateBudget {
         limit: 30,
+        window_millis: 60_000,
+    };
+    /// Wrong secrets for one existing key, from every address together: two a second at
+    /// most, so that many addresses guessing one key make the instance verify no more.
+    pub const KEY_FAILURES: RateBudget = RateBudget {
+        limit: 120,
         window_millis: 60_000,
     };
 
@@ -137,6 +146,25 @@ impl SlidingWindow {
         self.status(budget, now, allowed)
     }
 
+    /// Takes back one request counted at `at` (epoch milliseconds), as if it had not come; a
+    /// request that has left the window already is not there to take back.
+    pub fn release(&mut self, at: i64) {
+        // Searched from the newest: a slot is given back moments after it was taken.
+        let Some(index) = self
+            .accepted
+            .iter()
+            .rposition(|(instant, _)| *instant == at)
+        else {
+            return;
+        };
+        let count = &mut self.accepted[index].1;
+        *count -= 1;
+        if *count == 0 {
+            self.accepted.remove(index);
+        }
+        self.len -= 1;
+    }
+
     /// The budget as it stands, without counting anything.
     pub fn peek(&mut self, budget: RateBudget, now: Timestamp) -> RateStatus {
         self.expire(budget, now);
@@ -190,6 +218,30 @@ mod tests {
             "only one slot freed"
         );
         assert!(window.acquire(RateBudget::WRITES, at(61_001)).allowed);
+    }
+
+    #[test]
+    fn a_released_request_frees_its_slot_and_only_its_own() {
+        let budget = RateBudget {
+            limit: 2,
+            window_millis: 1_000,
+        };
+        let mut window = SlidingWindow::default();
+        assert!(window.acquire(budget, at(10)).allowed);
+        assert!(window.acquire(budget, at(20)).allowed);
+        assert!(!window.acquire(budget, at(30)).allowed);
+        window.release(20);
+        assert!(
+            window.acquire(budget, at(40)).allowed,
+            "the slot of 20 was freed"
+        );
+        window.release(999);
+        assert!(
+            !window.acquire(budget, at(50)).allowed,
+            "an unknown instant frees nothing"
+        );
+        // 10 and 40 are counted: the oldest leaves at 1,010.
+        assert_eq!(window.peek(budget, at(60)).reset_after_millis, 950);
     }
 
     #[test]

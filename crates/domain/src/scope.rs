@@ -46,6 +46,14 @@ impl Scope {
         }
     }
 
+    /// The write scopes that spec §5 reserves for a later version: no v1 operation needs them.
+    pub const fn is_reserved(self) -> bool {
+        matches!(
+            self,
+            Scope::ProductsWrite | Scope::OrdersWrite | Scope::ClientsWrite | Scope::LoyaltyWrite
+        )
+    }
+
     const fn bit(self) -> u16 {
         1 << (self as u16)
     }
@@ -168,6 +176,20 @@ mod tests {
         for scope in Scope::ALL {
             assert_eq!(scope.as_str().parse::<Scope>(), Ok(scope));
         }
+    }
+
+    #[test]
+    fn every_write_scope_but_stock_is_reserved() {
+        let reserved: Vec<_> = Scope::ALL.into_iter().filter(|s| s.is_reserved()).collect();
+        assert_eq!(
+            reserved,
+            [
+                Scope::ProductsWrite,
+                Scope::OrdersWrite,
+                Scope::ClientsWrite,
+                Scope::LoyaltyWrite
+            ]
+        );
     }
 
     #[test]

@@ -67,6 +67,11 @@ impl Timestamp {
         Self(self.0.saturating_add(millis))
     }
 
+    /// The start of this instant's minute (UTC).
+    pub const fn floor_to_minute(self) -> Self {
+        Self(self.0 - self.0.rem_euclid(60_000))
+    }
+
     pub const fn millis_since(self, earlier: Timestamp) -> i64 {
         self.0.saturating_sub(earlier.0)
     }
@@ -112,6 +117,19 @@ mod tests {
     fn renders_utc_with_milliseconds() {
         let at = Timestamp::parse_rfc3339("2026-11-21T10:30:00.123456+01:00").unwrap();
         assert_eq!(at.to_rfc3339(), "2026-11-21T09:30:00.123Z");
+    }
+
+    #[test]
+    fn floors_to_the_minute_before_the_epoch_too() {
+        let at = Timestamp::parse_rfc3339("2026-11-21T09:30:59.999Z").unwrap();
+        assert_eq!(
+            at.floor_to_minute().to_rfc3339(),
+            "2026-11-21T09:30:00.000Z"
+        );
+        assert_eq!(
+            Timestamp::from_millis(-1).floor_to_minute().millis(),
+            -60_000
+        );
     }
 
     #[test]

@@ -6,8 +6,9 @@
 //! authentication failure is the same 401 as an unknown key, so that a client cannot tell
 //! which check refused it. Neither the header nor the token is ever logged.
 //!
-//! Order of checks (see [`authenticate`]): 429 for a client address that failed too often,
-//! 401, 429 for a key over its budget, then the 403s; the handler goes on with 400 and 404.
+//! Order of checks (see [`authenticate`]): 429 for a client whose failure budgets are spent
+//! (or when too many verifications are under way), 401, 429 for a key over its budget, then
+//! the 403s; the handler goes on with 400 and 404.
 //! The key's budget is counted before the 403s because every request that presents a valid
 //! key counts, whatever its outcome: a key over budget therefore gets 429 even for an
 //! operation it may not perform, and a 429 itself consumes nothing.
@@ -17,7 +18,7 @@ use actix_web::{HttpMessage as _, HttpRequest};
 use shop_domain::api_key::KeyPrefix;
 use shop_domain::id::ShopId;
 use shop_domain::scope::Operation;
-use shop_ports::usecase::{AuthError, DigestedKey, Principal, Recall, Rejection};
+use shop_ports::usecase::{AuthError, DigestedKey, Principal, Recall, Rejection, Throttle};
 
 use crate::ApiState;
 use crate::error::ApiError;
@@ -43,10 +44,12 @@ pub fn bearer_token(headers: &HeaderMap) -> Option<&str> {
 /// Authenticates the request's key, counts the request against its budget, and authorises
 /// `operation`. Handlers call it first, before looking at parameters.
 ///
-/// 1. A client address over its budget of failed authentications gets 429, unless the token
-///    is a key this instance has verified: that bounds the argon2 work a flood of wrong keys
-///    causes, while the known keys of a shared address (a NAT, a proxy) keep working.
-/// 2. A missing, malformed or invalid key is 401, and counts as a failure of the address.
+/// 1. A key this instance verified moments ago is the caller, for one cache lookup.
+/// 2. Otherwise the authenticator decides, within the failure budgets: a missing or malformed
+///    key, an unknown prefix, a revoked or expired key count against the client address; a
+///    first verification of a key's secret reserves a slot of the client's budget for that
+///    key and of the key's own, given back if the secret is right. A spent budget is 429
+///    before any verification; any other failure is 401.
 /// 3. The key's read or write budget is consumed; over budget is 429. Either way what was
 ///    counted is left in the request's extensions for the headers middleware.
 /// 4. The shop's plan, its subscription and the key's scope: 403.
@@ -58,8 +61,11 @@ pub async fn authenticate(
     let principal = match presented_key(request.headers()) {
         Ok(presented) => identify(request, state, &presented).await?,
         Err(failure) => {
-            check_failure_budget(request, state).await?;
-            return Err(refuse(request, state, failure).await);
+            let client = client_address(request, state);
+            if let Err(throttle) = state.authenticator.count_unverified_failure(&client).await {
+                return Err(throttled(request, throttle));
+            }
+            return Err(refuse(request, failure));
         }
     };
     request.extensions_mut().insert(Caller {
@@ -78,7 +84,7 @@ fn presented_key(headers: &HeaderMap) -> Result<DigestedKey, AuthFailure> {
 }
 
 /// Steps 1 and 2 for a well-formed key. A key verified moments ago costs one cache lookup;
-/// only a key this instance has never verified is held to the address's failure budget.
+/// only a key this instance has never verified meets the failure budgets.
 async fn identify(
     request: &HttpRequest,
     state: &ApiState,
@@ -87,18 +93,19 @@ async fn identify(
     let authenticator = &state.authenticator;
     let identified = match authenticator.recall(presented).await {
         Ok(Recall::Fresh(principal)) => Ok(principal),
-        Ok(Recall::Stale) => authenticator.identify_key(presented).await,
-        Ok(Recall::Unknown) => {
-            check_failure_budget(request, state).await?;
-            authenticator.identify_key(presented).await
+        Ok(Recall::Stale | Recall::Unknown) => {
+            authenticator
+                .identify_key(presented, &client_address(request, state))
+                .await
         }
         Err(error) => Err(error),
     };
     match identified {
         Ok(principal) => Ok(principal),
         Err(AuthError::Unauthorized(rejection)) => {
-            Err(refuse(request, state, AuthFailure::Key(rejection)).await)
+            Err(refuse(request, AuthFailure::Key(rejection)))
         }
+        Err(AuthError::Throttled(throttle)) => Err(throttled(request, throttle)),
         // An unreachable key store or a failing hasher is not the client's failure.
         Err(other) => Err(other.into()),
     }
@@ -143,27 +150,17 @@ impl AuthFailure {
     }
 }
 
-/// Step 2's refusal: counted against the client address, remembered for the log line.
-async fn refuse(request: &HttpRequest, state: &ApiState, failure: AuthFailure) -> ApiError {
+/// Step 2's 401, its cause remembered for the log line and the metrics.
+fn refuse(request: &HttpRequest, failure: AuthFailure) -> ApiError {
     request.extensions_mut().insert(failure);
-    state
-        .rate_limiter
-        .record_failure(&client_address(request))
-        .await;
     ApiError::Unauthorized
 }
 
-/// Step 1's budget: how many failed authentications the client address has left.
-async fn check_failure_budget(request: &HttpRequest, state: &ApiState) -> Result<(), ApiError> {
-    let failures = state
-        .rate_limiter
-        .failures_allowed(&client_address(request))
-        .await;
-    if failures.allowed {
-        Ok(())
-    } else {
-        Err(ApiError::rate_limited(&failures))
-    }
+/// A 429 of the failure budgets or of the verification gate, with the budget that refused
+/// it for the metrics.
+fn throttled(request: &HttpRequest, throttle: Throttle) -> ApiError {
+    request.extensions_mut().insert(throttle.by);
+    ApiError::rate_limited(&throttle.status)
 }
 
 /// Step 3: GET and HEAD draw on the read budget, the other methods on the write budget.

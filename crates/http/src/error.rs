@@ -7,7 +7,6 @@
 //! the log line and never reach a body: a client sees only a code and a fixed message.
 
 use std::borrow::Cow;
-use std::error::Error as StdError;
 
 use actix_web::error::{JsonPayloadError, PayloadError};
 use actix_web::http::StatusCode;
@@ -16,7 +15,7 @@ use actix_web::{HttpResponse, ResponseError};
 use serde::Serialize;
 use shop_domain::access::AccessDenied;
 use shop_domain::rate_limit::RateStatus;
-use shop_domain::stock::{AdjustmentResult, StockAdjustment};
+use shop_domain::stock::{AdjustmentResult, MAX_ABS_STOCK, StockAdjustment};
 use shop_ports::usecase::{AuthError, ReadError};
 use shop_ports::{BoxError, StoreError};
 
@@ -67,9 +66,13 @@ pub enum ApiError {
     /// Unknown resource, another shop's resource, or unknown route; the text is public.
     #[error("not found: {0}")]
     NotFound(&'static str),
-    /// A stock adjustment of a variant whose product does not track stock (spec §3).
+    /// A stock adjustment of a variant whose stock is not tracked (spec §3).
     #[error("stock tracking is disabled for the variant")]
     StockNotTracked,
+    /// A stock adjustment that would take the stock beyond ±10^12; `details` says so of
+    /// `quantity`.
+    #[error("the adjustment would take the stock out of range")]
+    StockOutOfRange(Vec<FieldIssue>),
     /// An `Idempotency-Key` already used, within its retention, for a different request.
     #[error("idempotency key reused with a different request")]
     IdempotencyKeyReused,
@@ -180,6 +183,7 @@ impl ApiError {
             Self::InvalidJson => "INVALID_JSON",
             Self::NotFound(_) => "NOT_FOUND",
             Self::StockNotTracked => "STOCK_NOT_TRACKED",
+            Self::StockOutOfRange(_) => "STOCK_OUT_OF_RANGE",
             Self::IdempotencyKeyReused => "IDEMPOTENCY_KEY_REUSED",
             Self::RateLimited { .. } => "RATE_LIMITED",
             Self::MethodNotAllowed => "METHOD_NOT_ALLOWED",
@@ -209,6 +213,9 @@ impl ApiError {
             Self::InvalidJson => "The request body is not valid JSON.",
             Self::NotFound(message) => message,
             Self::StockNotTracked => "Stock tracking is not enabled for this variant.",
+            Self::StockOutOfRange(_) => {
+                "The adjustment would take the stock out of range; nothing changed."
+            }
             Self::IdempotencyKeyReused => "This Idempotency-Key was used with a different request.",
             Self::RateLimited {
                 retry_after_seconds: 1,
@@ -233,7 +240,7 @@ impl ApiError {
 
     fn details(&self) -> &[FieldIssue] {
         match self {
-            Self::Validation { details, .. } => details,
+            Self::Validation { details, .. } | Self::StockOutOfRange(details) => details,
             _ => &[],
         }
     }
@@ -302,7 +309,9 @@ impl ResponseError for ApiError {
             Self::Forbidden(_) => StatusCode::FORBIDDEN,
             Self::Validation { .. } | Self::InvalidJson => StatusCode::BAD_REQUEST,
             Self::NotFound(_) => StatusCode::NOT_FOUND,
-            Self::StockNotTracked | Self::IdempotencyKeyReused => StatusCode::UNPROCESSABLE_ENTITY,
+            Self::StockNotTracked | Self::StockOutOfRange(_) | Self::IdempotencyKeyReused => {
+                StatusCode::UNPROCESSABLE_ENTITY
+            }
             Self::RateLimited { .. } => StatusCode::TOO_MANY_REQUESTS,
             Self::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
             Self::PayloadTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
@@ -349,6 +358,7 @@ impl From<AuthError> for ApiError {
         match error {
             AuthError::Unauthorized(_) => Self::Unauthorized,
             AuthError::Denied(denied) => Self::Forbidden(denied),
+            AuthError::Throttled(throttle) => Self::rate_limited(&throttle.status),
             AuthError::Store(store) => store.into(),
             AuthError::Hashing(hashing) => Self::internal(hashing),
         }
@@ -400,7 +410,19 @@ impl ApiError {
                 Err(Self::NotFound(Resource::Variant.not_found_message()))
             }
             AdjustmentResult::NotTracked => Err(Self::StockNotTracked),
+            AdjustmentResult::OutOfRange => Err(Self::stock_out_of_range()),
         }
+    }
+
+    /// The 422 of an adjustment that would take the stock beyond ±10^12.
+    pub fn stock_out_of_range() -> Self {
+        Self::StockOutOfRange(vec![FieldIssue::new(
+            "quantity",
+            format!(
+                "would take the stock beyond -{MAX_ABS_STOCK} to {MAX_ABS_STOCK}, the range of \
+                 every stock"
+            ),
+        )])
     }
 }
 
@@ -433,17 +455,7 @@ fn data_error_message(cause: &serde_json::Error) -> String {
     }
 }
 
-/// `Display` of an error and all its sources, for log lines.
-pub fn error_chain(error: &dyn StdError) -> String {
-    let mut text = error.to_string();
-    let mut source = error.source();
-    while let Some(cause) = source {
-        text.push_str(": ");
-        text.push_str(&cause.to_string());
-        source = cause.source();
-    }
-    text
-}
+pub use shop_ports::error_chain;
 
 #[cfg(test)]
 mod tests {

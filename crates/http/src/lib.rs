@@ -24,6 +24,7 @@
 
 use std::sync::Arc;
 
+use shop_domain::client_address::TrustedProxies;
 use shop_ports::usecase::{
     Authenticator, ClientDirectory, LoyaltyOverview, OrderHistory, ProductCatalogue, RateLimiter,
     StockKeeper,
@@ -31,11 +32,13 @@ use shop_ports::usecase::{
 
 mod auth;
 mod body;
+pub mod connection_errors;
 mod dto;
 mod error;
 mod handlers;
 mod metrics;
 mod middleware;
+mod mount;
 mod openapi;
 mod operations;
 mod query;
@@ -43,8 +46,9 @@ mod rate_limit;
 mod routes;
 mod server;
 
+pub use mount::Mount;
 pub use openapi::openapi_json;
-pub use operations::Operations;
+pub use operations::{MetricsToken, Operations};
 pub use server::{ServerOptions, connection, serve, serve_app, serve_metrics};
 
 /// The use cases the handlers call; cloned into every actix worker.
@@ -56,9 +60,10 @@ pub struct ApiState {
     pub clients: Arc<ClientDirectory>,
     pub loyalty: Arc<LoyaltyOverview>,
     pub stock: Arc<StockKeeper>,
-    /// The per-key read and write budgets and the per-address budget of failed
-    /// authentications, applied by every handler's authentication step.
+    /// The per-key read and write budgets, applied by every handler's authentication step.
     pub rate_limiter: Arc<RateLimiter>,
+    /// The proxies whose forwarding headers name the client (`TRUSTED_PROXIES`).
+    pub trusted_proxies: TrustedProxies,
 }
 
 #[cfg(test)]

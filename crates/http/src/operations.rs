@@ -1,6 +1,11 @@
 //! The operational side of a server: what its probes check and what its metrics read, and the
-//! routes that expose them outside `/api/v1`, without authentication: `GET /healthz`
-//! (process alive), `GET /readyz` (dependencies usable) and `GET /metrics`.
+//! routes that expose them outside `/api/v1`, without an API key: `GET /healthz` (process
+//! alive), `GET /readyz` (dependencies usable) and `GET /metrics`.
+//!
+//! `/metrics` tells how the service is used (routes, volumes, failed authentications), so it
+//! is not served to anyone on the API's public address: only on an address of its own
+//! (`serve_metrics`, a private interface), or on the API's address to the bearer of the
+//! metrics token. Otherwise it is the 404 of an unknown path.
 //!
 //! They are not part of the public API: they are not in its OpenAPI document, are neither
 //! authenticated nor rate-limited, and answer their own tiny JSON (or the metrics text)
@@ -11,6 +16,7 @@ use std::sync::Arc;
 
 use actix_web::web;
 use shop_ports::port::{HealthCheck, PoolMonitor, PoolStats};
+use subtle::ConstantTimeEq;
 
 use crate::handlers::health;
 use crate::metrics::{self, Metrics};
@@ -22,11 +28,35 @@ pub struct Operations {
     readiness: Arc<[Arc<dyn HealthCheck>]>,
     pool: Option<Arc<dyn PoolMonitor>>,
     metrics: Arc<Metrics>,
-    metrics_on_api: bool,
+    metrics_token: Option<MetricsToken>,
+}
+
+/// The bearer token that opens `/metrics` on the API's address.
+#[derive(Clone)]
+pub struct MetricsToken(Arc<str>);
+
+impl MetricsToken {
+    /// `None` for an empty token: it would open the metrics to everyone.
+    pub fn new(token: &str) -> Option<Self> {
+        let token = token.trim();
+        (!token.is_empty()).then(|| Self(token.into()))
+    }
+
+    /// Whether `presented` is the token, in time that does not tell how much of it matched.
+    /// (A token of another length is refused at once: the length is no secret.)
+    pub(crate) fn admits(&self, presented: &str) -> bool {
+        self.0.as_bytes().ct_eq(presented.as_bytes()).into()
+    }
+}
+
+impl std::fmt::Debug for MetricsToken {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("MetricsToken(<redacted>)")
+    }
 }
 
 impl Default for Operations {
-    /// No dependency to check, no pool to watch, metrics on the API's address.
+    /// No dependency to check, no pool to watch, metrics not on the API's address.
     fn default() -> Self {
         Self::new(Vec::new(), None)
     }
@@ -39,14 +69,26 @@ impl Operations {
             readiness: readiness.into(),
             pool,
             metrics: Arc::new(Metrics::new()),
-            metrics_on_api: true,
+            metrics_token: None,
         }
     }
 
-    /// `/metrics` is not served on the API's address (see `server::serve_metrics`).
+    /// `/metrics` is served on its own address (see `server::serve_metrics`), never on the
+    /// API's, whatever the token.
     pub fn metrics_served_elsewhere(mut self) -> Self {
-        self.metrics_on_api = false;
+        self.metrics_token = None;
         self
+    }
+
+    /// `/metrics` is served on the API's address to requests with `Authorization: Bearer
+    /// <token>`; without it, or with another, it is an unknown path (404).
+    pub fn metrics_for_token(mut self, token: MetricsToken) -> Self {
+        self.metrics_token = Some(token);
+        self
+    }
+
+    pub(crate) fn metrics_token(&self) -> Option<&MetricsToken> {
+        self.metrics_token.as_ref()
     }
 
     pub(crate) fn readiness(&self) -> &[Arc<dyn HealthCheck>] {
@@ -61,18 +103,19 @@ impl Operations {
         &self.metrics
     }
 
-    /// The probe routes, and `/metrics` unless it is served elsewhere.
+    /// The probe routes, and `/metrics` for the token's bearer when there is a token.
     pub(crate) fn configure(&self, config: &mut web::ServiceConfig) {
         config
             .service(read("/healthz", health::live))
             .service(read("/readyz", health::ready));
-        if self.metrics_on_api {
-            configure_metrics(config);
+        if self.metrics_token.is_some() {
+            config.service(read("/metrics", metrics::scrape_with_token));
         }
     }
 }
 
-/// `GET /metrics` alone: the whole App of a separate metrics address.
+/// `GET /metrics` alone, to anyone who reaches it: the whole App of a separate, private
+/// metrics address.
 pub(crate) fn configure_metrics(config: &mut web::ServiceConfig) {
     config.service(read("/metrics", metrics::scrape));
 }

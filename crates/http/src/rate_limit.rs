@@ -7,8 +7,11 @@
 
 use actix_web::HttpRequest;
 use actix_web::http::Method;
-use actix_web::http::header::{HeaderName, HeaderValue};
+use actix_web::http::header::{self, HeaderName, HeaderValue};
+use shop_domain::client_address::ClientAddress;
 use shop_domain::rate_limit::{RateBudget, RateStatus, RequestClass};
+
+use crate::ApiState;
 
 /// `RateLimit-Policy` and `RateLimit`, from the IETF draft "RateLimit header fields for HTTP"
 /// (draft-ietf-httpapi-ratelimit-headers), in its current form where each policy is named.
@@ -30,19 +33,28 @@ pub fn request_class(method: &Method) -> RequestClass {
     }
 }
 
-/// The client a failed authentication is counted against: the IP address of the TCP peer.
-///
-/// `X-Forwarded-For` and `Forwarded` are deliberately NOT trusted in this version: any client
-/// can send them, and trusting them would let a key guesser pick a fresh budget for every
-/// attempt. Behind a reverse proxy every client therefore shares the proxy's address (one
-/// budget for all), which errs on the safe side; trusting the header of a configured proxy is
-/// left for when the service is deployed behind one. IPv4-mapped IPv6 addresses are folded to
-/// IPv4, so that a dual-stack listener counts a client once. A request without a peer address
-/// (a Unix socket, a test request) counts against one shared `unknown` client.
-pub fn client_address(request: &HttpRequest) -> String {
-    request.peer_addr().map_or_else(
-        || String::from("unknown"),
-        |peer| peer.ip().to_canonical().to_string(),
+/// The client a failed authentication is counted against: the TCP peer, or, when the peer is
+/// one of `TRUSTED_PROXIES`, the client its `Forwarded` or `X-Forwarded-For` names (anyone can
+/// write those headers: believed from anyone else, they would give a guesser a fresh budget
+/// per attempt). An IPv6 client is its /64. A request without a peer address (a test request)
+/// counts against one shared `unknown` client.
+pub fn client_address(request: &HttpRequest, state: &ApiState) -> ClientAddress {
+    let peer = request.peer_addr().map(|peer| peer.ip());
+    let proxies = &state.trusted_proxies;
+    if proxies.is_empty() {
+        return peer.map_or_else(ClientAddress::unknown, ClientAddress::of);
+    }
+    let headers = request.headers();
+    let values = |name| {
+        headers
+            .get_all(name)
+            .filter_map(|value| value.to_str().ok())
+            .collect::<Vec<_>>()
+    };
+    proxies.client_address(
+        peer,
+        &values(header::FORWARDED),
+        &values(header::X_FORWARDED_FOR),
     )
 }
 
@@ -97,6 +109,8 @@ mod tests {
 
     use actix_web::test::TestRequest;
 
+    use shop_domain::client_address::TrustedProxies;
+
     use super::*;
 
     fn header_text(counted: &Counted) -> Vec<(String, String)> {
@@ -140,28 +154,57 @@ mod tests {
         assert_eq!(header_text(&counted), expected);
     }
 
-    #[test]
-    fn the_client_is_the_peer_ip_and_forwarding_headers_are_ignored() {
-        let peer: SocketAddr = "203.0.113.9:4711".parse().unwrap();
-        let request = TestRequest::default()
-            .peer_addr(peer)
-            .insert_header(("x-forwarded-for", "198.51.100.1"))
-            .insert_header(("forwarded", "for=198.51.100.1"))
-            .to_http_request();
-        assert_eq!(client_address(&request), "203.0.113.9");
+    fn state(proxies: &str) -> ApiState {
+        ApiState {
+            trusted_proxies: TrustedProxies::parse(proxies).unwrap(),
+            ..crate::tests::TestApi::new().state()
+        }
+    }
+
+    fn client(request: TestRequest, proxies: &str) -> String {
+        client_address(&request.to_http_request(), &state(proxies)).to_string()
     }
 
     #[test]
-    fn mapped_ipv4_is_one_client_and_no_peer_is_unknown() {
+    fn without_trusted_proxies_the_client_is_the_peer_whatever_the_headers() {
+        let peer: SocketAddr = "203.0.113.9:4711".parse().unwrap();
+        let request = || {
+            TestRequest::default()
+                .peer_addr(peer)
+                .insert_header(("x-forwarded-for", "198.51.100.1"))
+                .insert_header(("forwarded", "for=198.51.100.1"))
+        };
+        assert_eq!(client(request(), ""), "203.0.113.9");
+        // A peer that is not a trusted proxy is the client too.
+        assert_eq!(client(request(), "10.0.0.0/8"), "203.0.113.9");
+    }
+
+    #[test]
+    fn a_trusted_proxy_names_the_client() {
+        let proxy: SocketAddr = "10.0.0.5:4711".parse().unwrap();
+        let forwarded = TestRequest::default()
+            .peer_addr(proxy)
+            .insert_header(("forwarded", "for=198.51.100.1"))
+            .insert_header(("x-forwarded-for", "192.0.2.77"));
+        assert_eq!(client(forwarded, "10.0.0.0/8"), "198.51.100.1");
+        let forged = TestRequest::default()
+            .peer_addr(proxy)
+            .insert_header(("x-forwarded-for", "6.6.6.6, 192.0.2.77"));
+        assert_eq!(client(forged, "10.0.0.0/8"), "192.0.2.77");
+    }
+
+    #[test]
+    fn mapped_ipv4_is_one_client_ipv6_is_its_64_and_no_peer_is_unknown() {
         let mapped: SocketAddr = "[::ffff:203.0.113.9]:4711".parse().unwrap();
-        let request = TestRequest::default().peer_addr(mapped).to_http_request();
-        assert_eq!(client_address(&request), "203.0.113.9");
-        let v6: SocketAddr = "[2001:db8::1]:4711".parse().unwrap();
-        let request = TestRequest::default().peer_addr(v6).to_http_request();
-        assert_eq!(client_address(&request), "2001:db8::1");
         assert_eq!(
-            client_address(&TestRequest::default().to_http_request()),
-            "unknown"
+            client(TestRequest::default().peer_addr(mapped), ""),
+            "203.0.113.9"
         );
+        let v6: SocketAddr = "[2001:db8:0:1:2:3:4:5]:4711".parse().unwrap();
+        assert_eq!(
+            client(TestRequest::default().peer_addr(v6), ""),
+            "2001:db8:0:1::/64"
+        );
+        assert_eq!(client(TestRequest::default(), ""), "unknown");
     }
 }

@@ -13,7 +13,8 @@ use actix_web::{App, HttpServer, web};
 
 use crate::error::{ApiError, MAX_BODY_BYTES};
 use crate::handlers::fallback;
-use crate::middleware::{envelope, observe, rate_limit_headers};
+use crate::middleware::{api_headers, envelope, observe, rate_limit_headers};
+use crate::mount::{Mount, Mounts};
 use crate::operations::{self, Operations};
 use crate::{ApiState, openapi, routes};
 
@@ -65,18 +66,29 @@ pub mod connection {
     pub const MAX_CONNECTIONS_PER_WORKER: usize = 10_000;
 }
 
-/// Serves the API on an already-bound listener (the caller chooses the address, tests use port
-/// 0). Binds nothing itself. The returned server runs when awaited; stop it through
-/// `Server::handle`, or with SIGTERM/SIGINT when `options.stop_on_signals`.
+/// Serves the API, and the adapters of `mounts` beside it, on an already-bound listener (the
+/// caller chooses the address, tests use port 0). Binds nothing itself. The returned server
+/// runs when awaited; stop it through `Server::handle`, or with SIGTERM/SIGINT when
+/// `options.stop_on_signals`.
 pub fn serve(
     listener: TcpListener,
     state: ApiState,
     operations: Operations,
     options: ServerOptions,
+    mounts: Vec<Mount>,
 ) -> io::Result<Server> {
     openapi::prepare();
+    let mounts = Mounts::new(mounts);
     serve_app(listener, options, move || {
-        app(state.clone(), operations.clone(), routes::configure)
+        let data = web::Data::new(mounts.clone());
+        let mounts = mounts.clone();
+        app(state.clone(), operations.clone(), move |config| {
+            routes::configure(config);
+            for mount in mounts.iter() {
+                mount.configure(config);
+            }
+        })
+        .app_data(data)
     })
 }
 
@@ -169,7 +181,8 @@ async fn stop_signal() {
 /// test-only routes, so that they exercise the very middleware and limits served here.
 ///
 /// Middleware order, outermost first: `observe` gives every request an id and a span, and
-/// logs and counts it once its response is final; `rate_limit_headers::add` puts a valid
+/// logs and counts it once its response is final; `api_headers::add` marks every response
+/// `nosniff` and the API's answers `no-store`; `rate_limit_headers::add` puts a valid
 /// key's budget on the final response, including one the envelope rebuilt; `envelope::finish`
 /// refuses oversized heads and sees every outcome (panics are turned into 500s around each
 /// resource, see `routes`), logging 5xx within the request's span.
@@ -203,5 +216,6 @@ pub(crate) fn app(
         .default_service(web::to(fallback::unknown_route))
         .wrap(from_fn(envelope::finish))
         .wrap(from_fn(rate_limit_headers::add))
+        .wrap(from_fn(api_headers::add))
         .wrap(from_fn(observe::observe))
 }

@@ -40,7 +40,7 @@ mod columns {
     pub const CATEGORY: usize = 3;
     pub const BRAND: usize = 3;
     pub const PRODUCT: usize = 20;
-    pub const VARIANT: usize = 14;
+    pub const VARIANT: usize = 15;
     pub const CLIENT: usize = 24;
     pub const ORDER: usize = 15;
     pub const ORDER_ITEM: usize = 12;

@@ -28,6 +28,10 @@ pub(crate) enum DbError {
     /// another shop, after it was checked).
     #[error("{0}")]
     Invariant(String),
+    /// A concurrent transaction changed what this one decided on (a variant's stock, between
+    /// the check of its range and the update): roll back and decide again.
+    #[error("{0}")]
+    Overtaken(String),
 }
 
 impl DbError {
@@ -61,16 +65,18 @@ impl From<DbError> for StoreError {
             DbError::Query(query_error) if is_unavailable(query_error) => {
                 StoreError::Unavailable(Box::new(error))
             }
-            DbError::Query(_) | DbError::Corrupt { .. } | DbError::Invariant(_) => {
-                StoreError::Failure(Box::new(error))
-            }
+            DbError::Query(_)
+            | DbError::Corrupt { .. }
+            | DbError::Invariant(_)
+            | DbError::Overtaken(_) => StoreError::Failure(Box::new(error)),
         }
     }
 }
 
 /// Which unique value was taken. PostgreSQL names the constraint and table
 /// (`shops_slug_key`, `api_keys`); SQLite only says `UNIQUE constraint failed: shops.slug`.
-/// The only unique column of `api_keys` is its prefix; any other violation is an id.
+/// The only unique column of `api_keys` is its prefix; an owner's e-mail is `owners_email_key`
+/// or `owners.email`; any other violation is an id.
 fn unique_target(info: &dyn DatabaseErrorInformation) -> &'static str {
     let mentions = |word: &str| {
         [
@@ -84,6 +90,8 @@ fn unique_target(info: &dyn DatabaseErrorInformation) -> &'static str {
     };
     if mentions("slug") {
         "slug"
+    } else if mentions("email") {
+        "email"
     } else if mentions("prefix") || mentions("api_keys") {
         "prefix"
     } else {
@@ -139,6 +147,8 @@ mod tests {
             ("UNIQUE constraint failed: shops.slug", "slug"),
             ("UNIQUE constraint failed: api_keys.prefix", "prefix"),
             ("UNIQUE constraint failed: products.id", "id"),
+            ("UNIQUE constraint failed: owners.email", "email"),
+            ("UNIQUE constraint failed: owners.id", "id"),
         ];
         for (message, what) in cases {
             let mapped =

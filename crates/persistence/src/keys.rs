@@ -1,5 +1,6 @@
 //! `ApiKeyStore`: keys are looked up by prefix on every authenticated request, together with
-//! their shop in the same query.
+//! their shop in the same query. The console's reads and revocations are scoped by the owner's
+//! shop: another shop's key is the same as an unknown one.
 
 use async_trait::async_trait;
 use diesel::dsl::exists;
@@ -13,6 +14,7 @@ use shop_ports::StoreError;
 use shop_ports::port::ApiKeyStore;
 
 use crate::database::{Database, with_conn};
+use crate::kept_prepared::KeptPrepared;
 use crate::rows::{ApiKeyRow, ShopRow};
 use crate::schema::{api_keys, shops};
 
@@ -55,20 +57,84 @@ impl ApiKeyStore for Database {
     }
 
     async fn revoke_key(&self, prefix: &KeyPrefix, at: Timestamp) -> Result<bool, StoreError> {
-        let revoked_now = with_conn!(self, |conn| diesel::update(api_keys::table)
+        self.revoke(prefix, None, at).await
+    }
+
+    async fn find_shop_key(
+        &self,
+        shop: &ShopId,
+        prefix: &KeyPrefix,
+    ) -> Result<Option<ApiKey>, StoreError> {
+        let row = with_conn!(self, |conn| api_keys::table
             .filter(api_keys::prefix.eq(prefix.as_str()))
-            .filter(api_keys::revoked_at_ms.is_null())
-            .set(api_keys::revoked_at_ms.eq(at.millis()))
-            .execute(conn)
-            .await)?;
+            .filter(api_keys::shop_id.eq(shop.as_str()))
+            .select(ApiKeyRow::as_select())
+            .first(conn)
+            .await
+            .optional())?;
+        Ok(row.map(ApiKeyRow::into_domain).transpose()?)
+    }
+
+    async fn revoke_shop_key(
+        &self,
+        shop: &ShopId,
+        prefix: &KeyPrefix,
+        at: Timestamp,
+    ) -> Result<bool, StoreError> {
+        self.revoke(prefix, Some(shop), at).await
+    }
+
+    async fn record_key_use(&self, prefix: &KeyPrefix, at: Timestamp) -> Result<(), StoreError> {
+        // Only forward: a late note from another instance never moves the time back. Its SQL
+        // never varies, and every key's use is recorded about once a minute: kept prepared.
+        let update = diesel::update(api_keys::table)
+            .filter(api_keys::prefix.eq(prefix.as_str()))
+            .filter(
+                api_keys::last_used_at_ms
+                    .is_null()
+                    .or(api_keys::last_used_at_ms.lt(at.millis())),
+            )
+            .set(api_keys::last_used_at_ms.eq(at.millis()));
+        with_conn!(self, |conn| KeptPrepared(update).execute(conn).await)?;
+        Ok(())
+    }
+}
+
+impl Database {
+    /// Revokes the key with this prefix (only if it is `shop`'s, when given); a key revoked
+    /// earlier keeps its first revocation time. `false` when there is no such key: unknown,
+    /// or another shop's.
+    async fn revoke(
+        &self,
+        prefix: &KeyPrefix,
+        shop: Option<&ShopId>,
+        at: Timestamp,
+    ) -> Result<bool, StoreError> {
+        let revoked_now = with_conn!(self, |conn| {
+            let mut update = diesel::update(api_keys::table)
+                .filter(api_keys::prefix.eq(prefix.as_str()))
+                .filter(api_keys::revoked_at_ms.is_null())
+                .into_boxed();
+            if let Some(shop) = shop {
+                update = update.filter(api_keys::shop_id.eq(shop.as_str()));
+            }
+            update
+                .set(api_keys::revoked_at_ms.eq(at.millis()))
+                .execute(conn)
+                .await
+        })?;
         if revoked_now > 0 {
             return Ok(true);
         }
-        // Already revoked (its first revocation time stays), or unknown.
-        Ok(with_conn!(self, |conn| diesel::select(exists(
-            api_keys::table.filter(api_keys::prefix.eq(prefix.as_str()))
-        ))
-        .get_result::<bool>(conn)
-        .await)?)
+        // Already revoked (its first revocation time stays), or no such key.
+        Ok(with_conn!(self, |conn| {
+            let mut key = api_keys::table
+                .filter(api_keys::prefix.eq(prefix.as_str()))
+                .into_boxed();
+            if let Some(shop) = shop {
+                key = key.filter(api_keys::shop_id.eq(shop.as_str()));
+            }
+            diesel::select(exists(key)).get_result::<bool>(conn).await
+        })?)
     }
 }

@@ -5,8 +5,10 @@
 //! applied by [`Database::open`].
 //!
 //! **Invariants:** every query is scoped by `shop_id`, except the import's ownership check,
-//! which reads only which shop an id belongs to, and idempotency records, which are keyed by
-//! the API key that made them (a key belongs to one shop); timestamps are epoch milliseconds set by the
+//! which reads only which shop an id belongs to, idempotency records, which are keyed by
+//! the API key that made them (a key belongs to one shop), and the lookups that find the shop
+//! itself: a key by its prefix, an owner by e-mail, a session by its digest (each read with
+//! its shop); timestamps are epoch milliseconds set by the
 //! application; rows never leave this crate (they are converted to domain values here, and a
 //! value the domain refuses is a `StoreError::Failure`); database errors become `StoreError`s
 //! in one place (`error.rs`); confidential columns (an order's signatures and internal note, a
@@ -26,8 +28,10 @@ mod loyalty;
 mod migrate;
 mod one_of;
 mod orders;
+mod owners;
 mod rows;
 mod schema;
+mod sessions;
 mod shops;
 mod stock;
 

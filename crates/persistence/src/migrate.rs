@@ -38,7 +38,12 @@ enum Direction {
     /// Reverts every applied migration (tests prove that each `down.sql` works).
     #[cfg(test)]
     DownAll,
-    /// Reverts the latest applied migration (tests of a migration's data backfill).
+    /// Reverts the latest applied migrations down to, and including, the one with this
+    /// version (`2026-11-25-000000`): tests of a migration's data backfill, which must still
+    /// revert the migration they test once later ones exist.
+    #[cfg(test)]
+    DownThrough(&'static str),
+    /// Reverts the latest applied migration (a readiness test: one migration missing).
     #[cfg(test)]
     DownLast,
 }
@@ -68,6 +73,16 @@ pub(crate) async fn revert_last(url: &DatabaseUrl) -> Result<usize, ConnectError
     run(url.clone(), Direction::DownLast).await
 }
 
+/// Reverts the latest migrations through the one of `version`; returns how many were
+/// reverted.
+#[cfg(test)]
+pub(crate) async fn revert_through(
+    url: &DatabaseUrl,
+    version: &'static str,
+) -> Result<usize, ConnectError> {
+    run(url.clone(), Direction::DownThrough(version)).await
+}
+
 /// How many migrations are embedded for this backend.
 #[cfg(test)]
 pub(crate) fn embedded_count(url: &DatabaseUrl) -> usize {
@@ -87,7 +102,7 @@ async fn run(url: DatabaseUrl, direction: Direction) -> Result<usize, ConnectErr
             let mut conn = open_sqlite_file(path)?;
             conn.batch_execute(SQLITE_MIGRATION_SETUP)
                 .map_err(|error| ConnectError::Migrate(Box::new(error)))?;
-            apply(&mut conn, SQLITE_MIGRATIONS, direction)
+            apply(&mut conn, || SQLITE_MIGRATIONS, direction)
         }
         DatabaseUrl::Postgres(url) => {
             let mut conn = <PgWrapper as Connection>::establish(url).map_err(|source| {
@@ -98,7 +113,7 @@ async fn run(url: DatabaseUrl, direction: Direction) -> Result<usize, ConnectErr
             })?;
             <PgWrapper as SimpleConnection>::batch_execute(&mut conn, POSTGRES_MIGRATION_LOCK)
                 .map_err(|error| ConnectError::Migrate(Box::new(error)))?;
-            apply(&mut conn, POSTGRES_MIGRATIONS, direction)
+            apply(&mut conn, || POSTGRES_MIGRATIONS, direction)
         }
     })
     .await
@@ -120,9 +135,10 @@ fn open_sqlite_file(path: &Path) -> Result<SqliteConnection, ConnectError> {
     })
 }
 
+/// `migrations` gives the embedded set (a const) each time a harness call takes it.
 fn apply<DB, C>(
     conn: &mut C,
-    migrations: EmbeddedMigrations,
+    migrations: impl Fn() -> EmbeddedMigrations,
     direction: Direction,
 ) -> Result<usize, ConnectError>
 where
@@ -131,14 +147,40 @@ where
 {
     let count = match direction {
         Direction::Up => conn
-            .run_pending_migrations(migrations)
+            .run_pending_migrations(migrations())
             .map(|done| done.len()),
         #[cfg(test)]
         Direction::DownAll => conn
-            .revert_all_migrations(migrations)
+            .revert_all_migrations(migrations())
             .map(|done| done.len()),
         #[cfg(test)]
-        Direction::DownLast => conn.revert_last_migration(migrations).map(|_| 1),
+        Direction::DownLast => conn.revert_last_migration(migrations()).map(|_| 1),
+        #[cfg(test)]
+        Direction::DownThrough(version) => revert_through_version(conn, migrations, version),
     };
     count.map_err(ConnectError::Migrate)
+}
+
+/// Reverts the latest migrations until the one of `version` is not applied any more.
+#[cfg(test)]
+fn revert_through_version<DB, C>(
+    conn: &mut C,
+    migrations: impl Fn() -> EmbeddedMigrations,
+    version: &str,
+) -> diesel::migration::Result<usize>
+where
+    DB: diesel::backend::Backend,
+    C: MigrationHarness<DB>,
+{
+    let wanted = version.replace('-', "");
+    let mut reverted = 0;
+    while conn
+        .applied_migrations()?
+        .iter()
+        .any(|applied| applied.to_string().replace('-', "") == wanted)
+    {
+        conn.revert_last_migration(migrations())?;
+        reverted += 1;
+    }
+    Ok(reverted)
 }

@@ -26,6 +26,7 @@ diesel::table! {
         created_at_ms -> BigInt,
         expires_at_ms -> Nullable<BigInt>,
         revoked_at_ms -> Nullable<BigInt>,
+        last_used_at_ms -> Nullable<BigInt>,
     }
 }
 
@@ -96,6 +97,7 @@ diesel::table! {
         active -> Bool,
         position -> Integer,
         search_text -> Text,
+        track_stock -> Bool,
     }
 }
 
@@ -221,6 +223,39 @@ diesel::table! {
     }
 }
 
+diesel::table! {
+    owners (id) {
+        id -> Text,
+        shop_id -> Text,
+        email -> Text,
+        password_hash -> Text,
+        created_at_ms -> BigInt,
+        disabled_at_ms -> Nullable<BigInt>,
+    }
+}
+
+diesel::table! {
+    owner_sessions (id_digest) {
+        id_digest -> Text,
+        owner_id -> Text,
+        csrf_token -> Text,
+        created_at_ms -> BigInt,
+        last_seen_at_ms -> BigInt,
+    }
+}
+
+diesel::table! {
+    tracking_switches (id) {
+        id -> Text,
+        shop_id -> Text,
+        variant_id -> Text,
+        product_id -> Text,
+        tracked -> Bool,
+        owner_id -> Text,
+        created_at_ms -> BigInt,
+    }
+}
+
 diesel::allow_tables_to_appear_in_same_query!(
     shops,
     api_keys,
@@ -236,4 +271,7 @@ diesel::allow_tables_to_appear_in_same_query!(
     order_items,
     lottery_tickets,
     spins,
+    owners,
+    owner_sessions,
+    tracking_switches,
 );

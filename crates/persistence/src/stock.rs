@@ -1,27 +1,35 @@
 //! `StockRepository`: the stock list (one query per page), adjustments (one transaction each,
-//! see [`adjust`]) and the movement list.
+//! see [`adjust`]), switches of a variant's tracking (one transaction each, see [`tracking`]),
+//! the console's activity list (see [`activity`]) and the movement list.
 //!
 //! A stock line is a variant joined with its product, both matched on the shop: the product
-//! gives the name, `trackStock` and half of `active`. `q` searches `variants.search_text`
+//! gives the name and half of `active`; tracking is the variant's own (`variants.track_stock`,
+//! switched in the console). `q` searches `variants.search_text`
 //! (`stock_search_text`: the product's name and codes and this variant's own codes, so that a
 //! sibling's SKU does not match), which the import rewrites with every variant it writes.
 
-mod adjust;
+pub(crate) mod activity;
+pub(crate) mod adjust;
+pub(crate) mod tracking;
 
 use async_trait::async_trait;
 use diesel::dsl::exists;
 use diesel::prelude::*;
 use diesel_async::RunQueryDsl;
 use shop_domain::id::{ShopId, VariantId};
-use shop_domain::stock::{StockEntry, StockListQuery, StockMovement};
+use shop_domain::stock::{ActivityQuery, StockActivity, StockEntry, StockListQuery, StockMovement};
 use shop_ports::StoreError;
-use shop_ports::port::{AdjustmentCommand, AdjustmentOutcome, StockRepository};
+use shop_ports::port::{
+    AdjustmentCommand, AdjustmentOutcome, StockRepository, TrackingCommand, TrackingOutcome,
+};
 
 use crate::catalogue::contains_pattern;
 use crate::database::{Database, in_transaction, with_conn};
 use crate::error::DbError;
 use crate::rows::{MovementRow, StockEntryRow};
 use crate::schema::{products, stock_movements, variants};
+use activity::ActivityQueries;
+use tracking::SwitchFailure;
 
 #[async_trait]
 impl StockRepository for Database {
@@ -43,12 +51,12 @@ impl StockRepository for Database {
                 .order(variants::id.asc())
                 .limit(i64::try_from(query.limit.get() + 1).unwrap_or(i64::MAX))
                 .into_boxed();
-            // `StockEntry::is_low_stock`: tracked and at or below the threshold.
-            page = if query.tracked_only || query.low_stock_only {
-                page.filter(exists(product.filter(products::track_stock.eq(true))))
-            } else {
-                page.filter(exists(product))
-            };
+            page = page.filter(exists(product));
+            // `StockEntry::is_low_stock`: tracked and at or below the threshold. Tracking is
+            // the variant's own, read on the row the walk is at.
+            if query.tracked_only || query.low_stock_only {
+                page = page.filter(variants::track_stock.eq(true));
+            }
             if query.low_stock_only {
                 page = page.filter(variants::stock.le(variants::low_stock_threshold));
             }
@@ -84,7 +92,7 @@ impl StockRepository for Database {
                     variants::label,
                     variants::sku,
                     variants::barcode,
-                    products::track_stock,
+                    variants::track_stock,
                     variants::stock,
                     variants::low_stock_threshold,
                     variants::active,
@@ -104,20 +112,45 @@ impl StockRepository for Database {
         &self,
         command: &AdjustmentCommand,
     ) -> Result<AdjustmentOutcome, StoreError> {
-        // At most two attempts: a second one only after losing the race for the idempotency
-        // key to a concurrent request (PostgreSQL), whose record it then finds and replays.
-        let mut lost_race = false;
+        // A second attempt only after a concurrent request overtook this one (PostgreSQL):
+        // it took the idempotency key first (its record is then found and replayed), or moved
+        // the stock near its bound (the range is then decided on the new stock). A third
+        // overtaking is answered as the failure it is rather than looped on.
+        let mut attempts = 0;
         loop {
+            attempts += 1;
             let outcome: Result<AdjustmentOutcome, DbError> =
                 in_transaction!(self, |conn| adjust::adjust(conn, command).await);
             match outcome {
-                Err(error) if !lost_race && adjust::lost_key_race(&error) => {
-                    tracing::debug!("idempotency key taken concurrently: replaying");
-                    lost_race = true;
+                Err(error) if attempts < 3 && adjust::overtaken(&error) => {
+                    tracing::debug!(error = %error, "adjustment overtaken: deciding again");
                 }
                 other => return Ok(other?),
             }
         }
+    }
+
+    async fn switch_tracking(
+        &self,
+        command: &TrackingCommand,
+    ) -> Result<TrackingOutcome, StoreError> {
+        let outcome: Result<TrackingOutcome, SwitchFailure> =
+            in_transaction!(self, |conn| tracking::switch(conn, command).await);
+        match outcome {
+            Ok(outcome) => Ok(outcome),
+            // Rolled back: a concurrent switch made this very change first.
+            Err(SwitchFailure::AlreadySo) => Ok(TrackingOutcome::AlreadySo),
+            Err(SwitchFailure::Db(error)) => Err(error.into()),
+        }
+    }
+
+    async fn list_activity(
+        &self,
+        shop: &ShopId,
+        query: &ActivityQuery,
+    ) -> Result<Vec<StockActivity>, StoreError> {
+        let (movements, switches) = with_conn!(self, |conn| conn.load_activity(shop, query).await)?;
+        Ok(activity::merged(query, movements, switches)?)
     }
 
     async fn list_movements(

@@ -21,3 +21,16 @@ impl StoreError {
         Self::Failure(error.into())
     }
 }
+
+/// `Display` of an error and all its sources (`error: cause: cause`), for the log line of a
+/// failure that the client is only told happened; every delivery adapter writes them alike.
+pub fn error_chain(error: &dyn std::error::Error) -> String {
+    let mut text = error.to_string();
+    let mut source = error.source();
+    while let Some(cause) = source {
+        text.push_str(": ");
+        text.push_str(&cause.to_string());
+        source = cause.source();
+    }
+    text
+}

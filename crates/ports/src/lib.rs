@@ -8,4 +8,4 @@ pub mod error;
 pub mod port;
 pub mod usecase;
 
-pub use error::{BoxError, StoreError};
+pub use error::{BoxError, StoreError, error_chain};

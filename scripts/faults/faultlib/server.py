@@ -4,6 +4,7 @@ be killed (SIGKILL), stopped and started again on the same database."""
 import ctypes
 import json
 import os
+import resource
 import signal
 import socket
 import subprocess
@@ -25,6 +26,13 @@ def free_port() -> int:
         return probe.getsockname()[1]
 
 
+def raise_open_files_limit():
+    """A burst of a thousand connections needs more descriptors than the usual soft limit of
+    1,024, on both sides."""
+    _, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+
+
 def die_with_parent():
     """Makes the kernel SIGKILL the calling process when its parent dies (even by SIGKILL from
     `timeout`), so that no server or load process outlives its scenario. Called in the child."""
@@ -37,7 +45,9 @@ def _environment(**overrides) -> dict:
         for name, value in os.environ.items()
         # Settings a scenario must not inherit from the shell: it states its own.
         if name not in {"DATABASE_URL", "BIND", "WORKERS", "REDIS_URL", "RATE_LIMIT_READS_PER_MINUTE",
-                        "RATE_LIMIT_WRITES_PER_MINUTE", "AUTH_FAILURES_PER_MINUTE", "LOG_FORMAT"}
+                        "RATE_LIMIT_WRITES_PER_MINUTE", "AUTH_FAILURES_PER_MINUTE",
+                        "AUTH_FAILURES_PER_KEY_PER_MINUTE", "TRUSTED_PROXIES", "METRICS_BIND",
+                        "METRICS_TOKEN", "LOG_FORMAT"}
     }
     env.setdefault("RUST_LOG", "info")
     env.update(overrides)
@@ -77,9 +87,10 @@ class ShopApi:
     # --- the server ------------------------------------------------------------------------
 
     def start(self, *, reads=UNLIMITED, writes=UNLIMITED, auth_failures=None, workers=2,
-              cpus: set[int] | None = None) -> str:
+              cpus: set[int] | None = None, metrics_token: str | None = None) -> str:
         """Starts `serve` on a fresh loopback port. `auth_failures=None` keeps the default
-        budget (no flag, no environment variable); `cpus` pins the server (all its threads)."""
+        budget (no flag, no environment variable); `cpus` pins the server (all its threads);
+        `metrics_token` serves /metrics to its bearer."""
         assert self.process is None, "already running"
         self.starts += 1
         port = free_port()
@@ -89,8 +100,11 @@ class ShopApi:
                 "--rate-limit-writes-per-minute", str(writes)]
         if auth_failures is not None:
             args += ["--auth-failures-per-minute", str(auth_failures)]
+        if metrics_token is not None:
+            args += ["--metrics-token", metrics_token]
         def before_exec():
             die_with_parent()
+            raise_open_files_limit()
             if cpus:
                 os.sched_setaffinity(0, cpus)
 

@@ -1,7 +1,7 @@
 use std::time::Duration;
 
 use serde_json::Value;
-use shop_app::server::RunningServer;
+use shop_app::server::{RunningServer, ServerConfig};
 use shop_app::services::{ServiceSettings, Services};
 use shop_domain::Timestamp;
 use shop_domain::rate_limit::RateBudget;
@@ -69,6 +69,9 @@ impl Reply {
 }
 
 impl TestApp {
+    /// The bearer token that opens `/metrics` on the test servers' address.
+    pub const METRICS_TOKEN: &'static str = "test-metrics-token";
+
     /// `None` only for PostgreSQL when no test server is configured. Rate limits are raised far
     /// above any scenario's needs, so that only the rate-limit tests meet them.
     pub async fn start(backend: Backend) -> Option<Self> {
@@ -80,6 +83,7 @@ impl TestApp {
             reads: generous,
             writes: generous,
             auth_failures: generous,
+            key_failures: generous,
         };
         Self::start_with(
             backend,
@@ -106,8 +110,12 @@ impl TestApp {
         let services = Services::open_with(&url, settings)
             .await
             .expect("open and migrate the test database");
-        let bind = "127.0.0.1:0".parse().expect("loopback address");
-        let server = RunningServer::start(&services, bind, Some(2)).expect("start the server");
+        let config = ServerConfig {
+            workers: Some(2),
+            metrics_token: Some(Self::METRICS_TOKEN.to_owned()),
+            ..ServerConfig::new("127.0.0.1:0".parse().expect("loopback address"))
+        };
+        let server = RunningServer::start_with(&services, config).expect("start the server");
         let base_url = server.base_url();
         Some(Self {
             backend,
@@ -246,6 +254,65 @@ impl TestApp {
 
     pub fn client(&self) -> &reqwest::Client {
         &self.client
+    }
+
+    /// The promise of a revocation, made at `revoked` (after its answer): a request sent 5 s
+    /// later is refused. Polls every 100 ms until then; the send time of the first refusal,
+    /// measured from `revoked`.
+    pub async fn refused_within_five_seconds(
+        &self,
+        key: &str,
+        path: &str,
+        revoked: std::time::Instant,
+    ) -> Duration {
+        let promise = Duration::from_secs(5);
+        let mut first_refused = None;
+        while first_refused.is_none() && revoked.elapsed() < promise {
+            let sent = revoked.elapsed();
+            if self.get(path, key).await.status == 401 {
+                first_refused = Some(sent);
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        if let Some(remaining) = promise.checked_sub(revoked.elapsed()) {
+            tokio::time::sleep(remaining).await;
+        }
+        let at_the_promise = self.get(path, key).await;
+        assert_eq!(
+            at_the_promise.status,
+            401,
+            "sent {:?} after the revocation: {}",
+            revoked.elapsed(),
+            at_the_promise.text
+        );
+        first_refused.unwrap_or(promise)
+    }
+
+    /// `GET /metrics` with the servers' metrics token.
+    pub async fn scrape_metrics(&self) -> Reply {
+        self.send(
+            self.client
+                .get(self.url("/metrics"))
+                .bearer_auth(Self::METRICS_TOKEN),
+        )
+        .await
+    }
+
+    /// A new owner of the shop `slug`, who signs in with `password`.
+    pub async fn create_owner(&self, slug: &str, email: &str, password: &str) {
+        self.services
+            .owners
+            .create(
+                &ShopSlug::parse(slug).expect("slug"),
+                shop_domain::owner::OwnerEmail::parse(email).expect("email"),
+                &shop_domain::owner::Password::new(password).expect("password"),
+            )
+            .await
+            .expect("create owner");
+    }
+
+    pub fn base_url(&self) -> &str {
+        &self.base_url
     }
 }
 

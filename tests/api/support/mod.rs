@@ -1,6 +1,7 @@
 //! The test harness: the real server, in-process, on a fresh database per test.
 
 mod app;
+pub mod console;
 pub mod logs;
 pub mod postgres;
 pub mod proxy;

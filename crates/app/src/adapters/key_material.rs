@@ -1,5 +1,5 @@
 use shop_domain::api_key::{KeyPrefix, KeySecret, PresentedKey};
-use shop_ports::port::KeyMaterial;
+use shop_ports::port::{KeyMaterial, RandomTokens};
 
 /// Draws prefixes and secrets from the operating system's generator.
 pub struct OsKeyMaterial;
@@ -19,5 +19,16 @@ impl KeyMaterial for OsKeyMaterial {
             KeyPrefix::from_random_bytes(prefix),
             KeySecret::from_random_bytes(secret),
         )
+    }
+}
+
+impl RandomTokens for OsKeyMaterial {
+    fn random_bytes(&self) -> [u8; 32] {
+        let mut bytes = [0u8; 32];
+        // As above: a session id must never be predictable, and there is nothing to fall
+        // back on.
+        #[expect(clippy::expect_used, reason = "no safe fallback without OS randomness")]
+        getrandom::fill(&mut bytes).expect("the OS random generator is unavailable");
+        bytes
     }
 }

@@ -1,6 +1,7 @@
 //! The rate-limit options of `serve` and `demo`: the budgets, and where their windows live.
 
 use clap::Args;
+use shop_domain::client_address::TrustedProxies;
 use shop_domain::rate_limit::RateBudget;
 use shop_ports::usecase::RateLimits;
 
@@ -31,10 +32,21 @@ pub struct RateLimitArgs {
           default_value_t = RateBudget::WRITES.limit)]
     pub rate_limit_writes_per_minute: u32,
 
-    /// Failed authentications accepted per client address in any 60 seconds.
+    /// Failed authentications accepted per client address in any 60 seconds: those that
+    /// cost no verification, and, counted apart for each key, wrong secrets.
     #[arg(long, env = "AUTH_FAILURES_PER_MINUTE", value_parser = per_minute,
           default_value_t = RateBudget::AUTH_FAILURES.limit)]
     pub auth_failures_per_minute: u32,
+
+    /// Wrong secrets accepted per API key, from every address together, in any 60 seconds.
+    #[arg(long, env = "AUTH_FAILURES_PER_KEY_PER_MINUTE", value_parser = per_minute,
+          default_value_t = RateBudget::KEY_FAILURES.limit)]
+    pub auth_failures_per_key_per_minute: u32,
+
+    /// Proxies (CIDR blocks or addresses, comma-separated) whose `Forwarded` or
+    /// `X-Forwarded-For` names the client; none by default (the TCP peer is the client).
+    #[arg(long, env = "TRUSTED_PROXIES", value_parser = parse_proxies, default_value = "")]
+    pub trusted_proxies: TrustedProxies,
 }
 
 impl RateLimitArgs {
@@ -48,7 +60,9 @@ impl RateLimitArgs {
                 reads: per_minute(self.rate_limit_reads_per_minute),
                 writes: per_minute(self.rate_limit_writes_per_minute),
                 auth_failures: per_minute(self.auth_failures_per_minute),
+                key_failures: per_minute(self.auth_failures_per_key_per_minute),
             },
+            trusted_proxies: self.trusted_proxies.clone(),
             // `REDIS_URL=` (set but empty, as templates often leave it) means no Redis.
             redis: self
                 .redis_url
@@ -62,6 +76,10 @@ impl RateLimitArgs {
             ..ServiceSettings::default()
         }
     }
+}
+
+fn parse_proxies(text: &str) -> Result<TrustedProxies, String> {
+    TrustedProxies::parse(text).map_err(|e| e.to_string())
 }
 
 /// A zero budget would refuse every request: refused at startup rather than served as 429s.

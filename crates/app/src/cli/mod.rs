@@ -1,6 +1,7 @@
 //! The `shop-api` command line. Its interface is relied on by scripts and tests: keep it.
 
 mod limits;
+mod owners;
 mod run;
 mod seed;
 
@@ -13,11 +14,13 @@ use clap::{Args, Parser, Subcommand};
 use shop_domain::Timestamp;
 use shop_domain::api_key::KeyPrefix;
 use shop_domain::id::VariantId;
+use shop_domain::owner::OwnerEmail;
 use shop_domain::scope::ScopeSet;
 use shop_domain::shop::{ShopSlug, SubscriptionStatus};
 use shop_persistence::PoolOptions;
 
 pub use limits::RateLimitArgs;
+pub use owners::Refused;
 pub use run::{describe, run};
 
 use crate::server::ServerConfig;
@@ -49,7 +52,8 @@ pub enum Command {
     /// Serve the API.
     Serve(ServeArgs),
     /// Create a demo shop with a realistic catalogue if there is none, print a fresh
-    /// full-scope key and a curl line, then serve.
+    /// full-scope key, a curl line, and the console's address with an owner's e-mail and a
+    /// fresh password, then serve.
     Demo(ServeArgs),
     /// Manage shops.
     #[command(subcommand)]
@@ -57,6 +61,9 @@ pub enum Command {
     /// Manage API keys.
     #[command(subcommand)]
     Key(KeyCommand),
+    /// Manage the shop owners who sign in to the console.
+    #[command(subcommand)]
+    Owner(OwnerCommand),
     /// Inspect stock.
     #[command(subcommand)]
     Stock(StockCommand),
@@ -94,9 +101,13 @@ pub struct ServeArgs {
     /// HTTP worker threads (default: one per core).
     #[arg(long, env = "WORKERS", value_parser = at_least_one_worker)]
     pub workers: Option<usize>,
-    /// Serve `GET /metrics` only on this address (e.g. a private interface), not on `--bind`.
+    /// Serve `GET /metrics` on this address (a private interface), to anyone who reaches it.
     #[arg(long, env = "METRICS_BIND")]
     pub metrics_bind: Option<SocketAddr>,
+    /// Without `--metrics-bind`: serve `GET /metrics` on `--bind` to requests bearing this
+    /// token (`Authorization: Bearer <token>`). With neither, `/metrics` is not served.
+    #[arg(long, env = "METRICS_TOKEN", hide_env_values = true)]
+    pub metrics_token: Option<String>,
     /// Seconds the requests in flight get to finish after SIGTERM or SIGINT.
     #[arg(long, env = "SHUTDOWN_TIMEOUT_SECONDS", default_value_t = 30)]
     pub shutdown_timeout_seconds: u64,
@@ -130,6 +141,7 @@ impl ServeArgs {
             bind: self.bind,
             workers: self.workers,
             metrics_bind: self.metrics_bind,
+            metrics_token: self.metrics_token.clone(),
             shutdown_timeout: Duration::from_secs(self.shutdown_timeout_seconds),
         }
     }
@@ -192,6 +204,37 @@ pub enum KeyCommand {
         #[arg(value_parser = parse_prefix)]
         prefix: KeyPrefix,
     },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum OwnerCommand {
+    /// Create an owner of the shop. The password is the first line of standard input, or is
+    /// asked for, unseen, at a terminal; at least 12 characters.
+    Create {
+        #[arg(long, value_parser = parse_slug)]
+        shop: ShopSlug,
+        #[arg(long, value_parser = parse_email)]
+        email: OwnerEmail,
+    },
+    /// Give an owner a new password (read like `create`'s); their sessions end.
+    SetPassword {
+        #[arg(long, value_parser = parse_email)]
+        email: OwnerEmail,
+    },
+    /// The shop's owners: e-mail, created, disabled.
+    List {
+        #[arg(long, value_parser = parse_slug)]
+        shop: ShopSlug,
+    },
+    /// The owner can no longer sign in; their open sessions end at once.
+    Disable {
+        #[arg(long, value_parser = parse_email)]
+        email: OwnerEmail,
+    },
+}
+
+fn parse_email(text: &str) -> Result<OwnerEmail, String> {
+    OwnerEmail::parse(text).map_err(|e| e.to_string())
 }
 
 fn at_least_one_worker(text: &str) -> Result<usize, String> {

@@ -24,18 +24,27 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
     match cli.command {
         Command::Serve(args) => serve(&services, args, listeners).await,
         Command::Demo(args) => {
-            let key = demo::prepare(&services).await?;
+            let demo = demo::prepare(&services).await?;
             let config = args.server_config();
             let server = RunningServer::start_on(&services, bound(listeners, &config)?, config)?;
             let mut out = std::io::stdout().lock();
             writeln!(
                 out,
-                "Demo shop ready. Full-scope key (shown once):\n{key}\n"
+                "Demo shop ready. Full-scope key (shown once):\n{}\n",
+                demo.key
             )?;
             writeln!(
                 out,
-                "Try:\ncurl -s -H 'Authorization: Bearer {key}' '{}/api/v1/products?limit=2'",
+                "Try:\ncurl -s -H 'Authorization: Bearer {}' '{}/api/v1/products?limit=2'\n",
+                demo.key,
                 server.base_url()
+            )?;
+            writeln!(
+                out,
+                "Owner console: {}\nE-mail:   {}\nPassword: {}",
+                server.console_url(),
+                demo.owner_email,
+                demo.owner_password
             )?;
             drop(out);
             tracing::info!(addr = %server.addr, "serving the demo shop");
@@ -45,6 +54,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
         }
         Command::Shop(command) => shop(&services, command).await,
         Command::Key(command) => key(&services, command).await,
+        Command::Owner(command) => super::owners::run(&services, command).await,
         Command::Stock(StockCommand::Movements { shop, variant }) => {
             let shop = services.shops.find(&shop).await?;
             let mut out = std::io::stdout().lock();

@@ -1,10 +1,12 @@
-//! The demo shop: a realistic catalogue loaded through the import path, and a fresh key.
+//! The demo shop: a realistic catalogue loaded through the import path, a fresh key, and an
+//! owner of the shop with a fresh password for the console.
 
 use serde_json::{Value, json};
 use shop_domain::api_key::PresentedKey;
+use shop_domain::owner::{OwnerEmail, Password};
 use shop_domain::scope::ScopeSet;
 use shop_domain::shop::{ShopSlug, SubscriptionStatus};
-use shop_ports::usecase::{NewKey, NewShop, ShopAdminError};
+use shop_ports::usecase::{NewKey, NewShop, OwnerAdminError, ShopAdminError};
 
 mod customers;
 
@@ -13,10 +15,20 @@ use crate::import_file;
 use crate::services::Services;
 
 pub const DEMO_SLUG: &str = "demo";
+pub const DEMO_OWNER_EMAIL: &str = "owner@demo.example";
+
+/// What `demo` prints: shown once, kept nowhere.
+pub struct DemoAccess {
+    /// A fresh full-scope key.
+    pub key: String,
+    pub owner_email: OwnerEmail,
+    /// A fresh random password of the demo shop's owner.
+    pub owner_password: String,
+}
 
 /// Creates the demo shop and its catalogue unless the database already holds it, then
-/// returns a fresh full-scope key.
-pub async fn prepare(services: &Services) -> anyhow::Result<String> {
+/// returns a fresh full-scope key and its owner's e-mail with a fresh password.
+pub async fn prepare(services: &Services) -> anyhow::Result<DemoAccess> {
     let slug = ShopSlug::parse(DEMO_SLUG)?;
     match services.shops.find(&slug).await {
         Ok(_) => tracing::info!("the demo shop exists; keeping its data"),
@@ -40,13 +52,54 @@ pub async fn prepare(services: &Services) -> anyhow::Result<String> {
     let created = services
         .keys
         .create(NewKey {
-            shop: slug,
+            shop: slug.clone(),
             label: "demo".to_owned(),
             scopes: ScopeSet::all(),
             expires_at: None,
         })
         .await?;
-    Ok(PresentedKey::reveal(&created.full_key))
+    let (owner_email, owner_password) = owner(services, &slug).await?;
+    Ok(DemoAccess {
+        key: PresentedKey::reveal(&created.full_key),
+        owner_email,
+        owner_password,
+    })
+}
+
+/// The demo shop's owner, created the first time, with a new random password every time
+/// (which ends the sessions the previous one opened).
+async fn owner(services: &Services, slug: &ShopSlug) -> anyhow::Result<(OwnerEmail, String)> {
+    let email = OwnerEmail::parse(DEMO_OWNER_EMAIL)?;
+    let typed = random_password()?;
+    let password = Password::new(&typed)?;
+    match services.owners.create(slug, email.clone(), &password).await {
+        Ok(_) => {}
+        Err(OwnerAdminError::EmailTaken(_)) => {
+            services.owners.set_password(&email, &password).await?;
+        }
+        Err(other) => return Err(other.into()),
+    }
+    Ok((email, typed))
+}
+
+/// 20 characters drawn uniformly from 56 without look-alikes (no 0/O, 1/l/I): 116 bits.
+fn random_password() -> anyhow::Result<String> {
+    const ALPHABET: &[u8; 56] = b"abcdefghijkmnpqrstuvwxyzABCDEFGHJKLMNPQRSTUVWXYZ23456789";
+    // Bytes from 224 up are drawn again, so that every character is equally likely.
+    const UNBIASED_BELOW: u8 = 224;
+    let mut password = String::with_capacity(20);
+    while password.len() < 20 {
+        let mut bytes = [0u8; 32];
+        getrandom::fill(&mut bytes).map_err(|e| anyhow::anyhow!("no OS randomness: {e}"))?;
+        password.extend(
+            bytes
+                .iter()
+                .filter(|byte| **byte < UNBIASED_BELOW)
+                .map(|byte| char::from(ALPHABET[usize::from(*byte) % ALPHABET.len()]))
+                .take(20 - password.len()),
+        );
+    }
+    Ok(password)
 }
 
 const CATEGORIES: [(&str, &str); 5] = [

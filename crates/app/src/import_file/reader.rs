@@ -9,6 +9,7 @@ use serde_json::{Map, Value};
 use shop_domain::id::InvalidId;
 use shop_domain::import::ImportProblem;
 use shop_domain::money::Cents;
+use shop_domain::stock::{MAX_ABS_STOCK, stock_in_range};
 use shop_domain::text::{parse_label, refuse_nul};
 use shop_ports::port::IdGenerator;
 
@@ -174,6 +175,30 @@ impl<'v> Object<'v> {
                 self.wrong_type(reader, key, "an integer", value);
                 None
             }
+        }
+    }
+
+    /// A stock: an integer within ±[`MAX_ABS_STOCK`].
+    pub fn optional_stock(&self, reader: &mut Reader<'_>, key: &str) -> Option<i64> {
+        let value = self.optional_int(reader, key)?;
+        self.within_stock_range(reader, key, value)
+    }
+
+    /// `value` of `key` if it is within ±[`MAX_ABS_STOCK`], like every stock the service keeps.
+    pub fn within_stock_range(
+        &self,
+        reader: &mut Reader<'_>,
+        key: &str,
+        value: i64,
+    ) -> Option<i64> {
+        if stock_in_range(value) {
+            Some(value)
+        } else {
+            reader.problem(
+                self.path(key),
+                format!("must be between -{MAX_ABS_STOCK} and {MAX_ABS_STOCK}"),
+            );
+            None
         }
     }
 

@@ -66,6 +66,23 @@ fn minimal_products_get_defaults_and_generated_ids() {
 }
 
 #[test]
+fn every_variant_tracks_stock_as_its_product_says() {
+    for track in [true, false] {
+        let mut value = product();
+        value["trackStock"] = json!(track);
+        value["variants"] = json!([
+            value["variants"][0].clone(),
+            {"id": "var_2", "label": "Rouge", "priceCents": 1200}
+        ]);
+        let import = parse(&json!({ "products": [value] }).to_string(), &FixedIds).unwrap();
+        let product = &import.products[0].product;
+        assert_eq!(product.track_stock, track);
+        let tracked: Vec<bool> = product.variants.iter().map(|v| v.tracked).collect();
+        assert_eq!(tracked, [track, track]);
+    }
+}
+
+#[test]
 fn every_problem_is_reported_with_its_path() {
     let mut bad = product();
     bad["variants"][0]["priceCents"] = json!("12");

@@ -138,6 +138,8 @@ impl ProductMaker {
                 // The default variant stays on sale.
                 active: j == 0 || draw.percent(94),
                 order: j as i32,
+                // Every variant tracks stock as its product does.
+                tracked: track_stock,
             });
         }
         let photo = |k: usize| {

@@ -76,6 +76,12 @@ fn products_have_one_to_eight_variants_and_every_stock_situation() {
         assert!(product.updated_at >= product.created_at && product.updated_at <= EPOCH);
     }
     assert!(products.iter().any(|p| !p.track_stock));
+    assert!(
+        products
+            .iter()
+            .all(|p| p.variants.iter().all(|v| v.tracked == p.track_stock)),
+        "every variant tracks stock as its product does"
+    );
     assert!(products.iter().any(|p| !p.active));
     assert!(products.iter().any(|p| p.promo_active));
     assert!(products.iter().any(|p| p.ean.is_none()));

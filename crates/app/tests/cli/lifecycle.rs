@@ -75,6 +75,8 @@ fn startup_errors_are_one_clear_line_and_a_non_zero_exit() {
         ("WORKERS", "0"),
         ("SHUTDOWN_TIMEOUT_SECONDS", "-1"),
         ("METRICS_BIND", "localhost"),
+        ("TRUSTED_PROXIES", "10.0.0.0/8,proxy.internal"),
+        ("AUTH_FAILURES_PER_KEY_PER_MINUTE", "0"),
     ] {
         let (status, stderr) = refused_start(&cli, &bind, &[(name, value)]);
         assert_eq!(status.code(), Some(2), "{name}={value}: {stderr}");

@@ -69,6 +69,21 @@ impl Server {
         std::fs::read_to_string(&self.log).unwrap_or_default()
     }
 
+    /// Whether the log holds `text` within a few seconds: lines reach the file in batches,
+    /// after the server is already listening.
+    fn logs_soon(&self, text: &str) -> bool {
+        let deadline = Instant::now() + Duration::from_secs(5);
+        loop {
+            if self.log().contains(text) {
+                return true;
+            }
+            if Instant::now() >= deadline {
+                return false;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
     /// `GET /api/v1/me` over a plain HTTP/1.1 connection: the status and the raw head.
     fn get_me(&self, key: &str) -> (u16, String) {
         let mut stream = TcpStream::connect(self.addr).expect("connect");
@@ -185,7 +200,7 @@ fn with_redis_unreachable_an_instance_serves_and_limits_on_its_own() {
     let key = shop_with_key(&cli);
     let server = Server::start(&cli, &[("REDIS_URL", CLOSED_REDIS)]);
     assert!(
-        server.log().contains("Redis is unreachable"),
+        server.logs_soon("Redis is unreachable"),
         "a warning at startup:\n{}",
         server.log()
     );

@@ -19,7 +19,9 @@ pub struct BrandRef {
     pub name: String,
 }
 
-/// A variant. Stock tracking is a property of its product (`Product::track_stock`).
+/// A variant, with its own stock tracking (spec §3: "a variant has stock tracking on or
+/// off"): only a tracked variant's stock may be adjusted, and only tracked variants are in
+/// the stock list by default.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Variant {
     pub id: VariantId,
@@ -34,6 +36,9 @@ pub struct Variant {
     pub active: bool,
     /// Display position, from 0.
     pub order: i32,
+    /// Stock tracking, switched per variant in the console; the import sets it to its
+    /// product's `trackStock`.
+    pub tracked: bool,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -49,6 +54,8 @@ pub struct Product {
     pub promo_active: bool,
     pub tax_rate: TaxRate,
     pub active: bool,
+    /// The API's `trackStock`: whether the product tracks stock, i.e. (once a variant's
+    /// tracking was switched in the console) whether any of its variants does.
     pub track_stock: bool,
     pub tags: Vec<String>,
     pub photos: Vec<String>,
@@ -61,11 +68,17 @@ pub struct Product {
 }
 
 impl Product {
-    /// The sum of every variant's stock (inactive ones included, since that stock is on the
-    /// shelves) when the product tracks stock; `None` otherwise.
+    /// The sum of the tracked variants' stock (inactive ones included, since that stock is
+    /// on the shelves) when the product tracks stock; `None` otherwise. An untracked variant's
+    /// number is not a count anyone keeps, so it is left out.
     pub fn stock_quantity(&self) -> Option<i64> {
-        self.track_stock
-            .then(|| self.variants.iter().map(|variant| variant.stock).sum())
+        self.track_stock.then(|| {
+            self.variants
+                .iter()
+                .filter(|variant| variant.tracked)
+                .map(|variant| variant.stock)
+                .sum()
+        })
     }
 
     /// The case-folded text that `q` searches: product name, EAN, SKU and every variant's
@@ -131,6 +144,7 @@ pub(crate) mod fixtures {
             is_default: order == 0,
             active,
             order,
+            tracked: true,
         }
     }
 
@@ -169,6 +183,14 @@ mod tests {
         assert_eq!(p.stock_quantity(), Some(7));
         p.track_stock = false;
         assert_eq!(p.stock_quantity(), None);
+    }
+
+    #[test]
+    fn stock_quantity_leaves_out_the_variants_whose_tracking_is_off() {
+        let mut untracked = variant("b", 1, 4, true);
+        untracked.tracked = false;
+        let p = product(vec![variant("a", 0, 3, true), untracked]);
+        assert_eq!(p.stock_quantity(), Some(3));
     }
 
     #[test]

@@ -2,10 +2,8 @@
 //! `dateTo` includes its whole day (up to 23:59:59.999); a date-only `dateFrom` starts at
 //! 00:00:00.000.
 
-use time::macros::format_description;
-use time::{Date, OffsetDateTime, Time};
-
 use crate::Timestamp;
+use crate::day::{parse_day, start_of};
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum DateRangeError {
@@ -15,17 +13,9 @@ pub enum DateRangeError {
     FromAfterTo,
 }
 
-fn parse_date(text: &str) -> Option<Date> {
-    Date::parse(text, format_description!("[year]-[month]-[day]")).ok()
-}
-
-fn start_of(date: Date) -> Timestamp {
-    Timestamp::from_datetime(OffsetDateTime::new_utc(date, Time::MIDNIGHT))
-}
-
 /// The first instant included.
 pub fn parse_date_from(text: &str) -> Result<Timestamp, DateRangeError> {
-    match parse_date(text) {
+    match parse_day(text) {
         Some(date) => Ok(start_of(date)),
         None => Timestamp::parse_rfc3339(text).map_err(|_| DateRangeError::Invalid),
     }
@@ -33,7 +23,7 @@ pub fn parse_date_from(text: &str) -> Result<Timestamp, DateRangeError> {
 
 /// The last instant included.
 pub fn parse_date_to(text: &str) -> Result<Timestamp, DateRangeError> {
-    match parse_date(text) {
+    match parse_day(text) {
         Some(date) => {
             let next_day = date.next_day().ok_or(DateRangeError::Invalid)?;
             Ok(start_of(next_day).plus_millis(-1))

@@ -9,6 +9,19 @@ use crate::id::{MovementId, ProductId, VariantId};
 pub const MAX_ABS_QUANTITY: i64 = 1_000_000;
 pub const MAX_REASON_LEN: usize = 500;
 
+/// Every stock (and low-stock threshold) stays within ±10^12: far beyond any shelf, within
+/// both databases' 64-bit integers with room for any delta, and exact in a JavaScript client
+/// (whose numbers are exact up to 2^53, about 9·10^15).
+pub const MAX_ABS_STOCK: i64 = 1_000_000_000_000;
+
+// A stock and a delta, or their sum, stay exact in a JavaScript number.
+const _: () = assert!(MAX_ABS_STOCK + MAX_ABS_QUANTITY < 1 << 53);
+
+/// Whether `stock` is a stock the service keeps.
+pub const fn stock_in_range(stock: i64) -> bool {
+    -MAX_ABS_STOCK <= stock && stock <= MAX_ABS_STOCK
+}
+
 /// A non-zero change of at most 1,000,000 units either way. Stock may go below zero, as at a
 /// till that sells what the system did not know was there.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -116,7 +129,7 @@ impl AdjustmentRequest {
             .chain_update(self.delta.get().to_be_bytes())
             .chain_update(self.reason.as_str())
             .finalize();
-        digest.iter().map(|b| format!("{b:02x}")).collect()
+        crate::hex::to_lower_hex(&digest)
     }
 }
 
@@ -139,6 +152,8 @@ pub enum AdjustmentResult {
     Applied(StockAdjustment),
     VariantNotFound,
     NotTracked,
+    /// The stock would leave ±[`MAX_ABS_STOCK`]: nothing changed.
+    OutOfRange,
 }
 
 /// The traceable record of one adjustment (StockMovement), listed by `shop-api stock
@@ -173,6 +188,13 @@ mod tests {
                 && StockDelta::new(-1_000_001).is_err()
                 && StockDelta::new(i64::MIN).is_err()
         );
+    }
+
+    #[test]
+    fn stock_stays_within_ten_to_the_twelfth_either_way() {
+        assert!(stock_in_range(MAX_ABS_STOCK) && stock_in_range(-MAX_ABS_STOCK));
+        assert!(!stock_in_range(MAX_ABS_STOCK + 1) && !stock_in_range(-MAX_ABS_STOCK - 1));
+        assert!(!stock_in_range(i64::MIN) && stock_in_range(0));
     }
 
     #[test]

@@ -1,4 +1,4 @@
-//! One line of `GET /stock`: a variant with its product's name and tracking.
+//! One line of `GET /stock`: a variant with its product's name, and its own tracking.
 
 use crate::catalogue::{Product, Variant};
 use crate::id::{ProductId, VariantId};
@@ -13,7 +13,7 @@ pub struct StockEntry {
     pub variant_label: String,
     pub sku: Option<String>,
     pub barcode: Option<String>,
-    /// The product's `trackStock`.
+    /// The variant's own stock tracking (`Variant::tracked`).
     pub tracked: bool,
     pub stock: i64,
     pub low_stock_threshold: i64,

@@ -32,9 +32,11 @@ pub struct ProductDto<'a> {
     #[serde(serialize_with = "as_text::serialize")]
     tax_rate: TaxRate,
     active: bool,
+    /// Whether the product tracks stock: whether any of its variants does, once a variant's
+    /// tracking was switched in the owner's console.
     track_stock: bool,
-    /// The sum of every variant's stock, inactive ones included; `null` when the product does
-    /// not track stock.
+    /// The sum of the tracked variants' stock, inactive ones included; `null` when the
+    /// product does not track stock.
     #[schema(required = true)]
     stock_quantity: Option<i64>,
     tags: &'a [String],

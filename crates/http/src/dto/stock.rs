@@ -17,7 +17,8 @@ pub struct StockEntryDto {
     sku: Option<String>,
     #[schema(required = true)]
     barcode: Option<String>,
-    /// Whether the product tracks stock (`trackStock`).
+    /// Whether the variant's stock is tracked: switched per variant in the owner's console.
+    /// Only a tracked variant's stock can be adjusted.
     tracked: bool,
     stock: i64,
     low_stock_threshold: i64,

@@ -27,7 +27,7 @@ use prometheus_client::metrics::family::Family;
 use prometheus_client::metrics::histogram::Histogram;
 use prometheus_client::registry::{Registry, Unit};
 
-pub use route::scrape;
+pub use route::{scrape, scrape_with_token};
 pub use snapshot::Snapshot;
 
 use crate::auth::AuthFailure;
@@ -77,7 +77,8 @@ pub struct Observation<'a> {
     pub route: Option<&'a str>,
     pub status: StatusCode,
     pub elapsed: Duration,
-    /// For a 429, the budget that refused it: `reads`, `writes` or `auth_failures`.
+    /// For a 429, the budget that refused it: `reads`, `writes`, `auth_failures` (a client's),
+    /// `key_failures` (a key's, from every address) or `verification_queue`.
     pub refused_by: Option<&'static str>,
     pub auth_failure: Option<AuthFailure>,
 }
@@ -117,7 +118,8 @@ impl Metrics {
         let rate_limit_refusals = Family::<BudgetLabels, Counter>::default();
         registry.register(
             "rate_limit_refusals",
-            "Requests refused with 429, by budget (reads, writes, auth_failures)",
+            "Requests refused with 429, by budget (reads, writes, auth_failures, key_failures, \
+             verification_queue)",
             rate_limit_refusals.clone(),
         );
         let auth_failures = Family::<CauseLabels, Counter>::default();

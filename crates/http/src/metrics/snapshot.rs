@@ -15,6 +15,9 @@ pub struct Snapshot {
     pub rate_limit_store_failures: u64,
     /// `None` when the server was given no pool to watch.
     pub pool: Option<PoolStats>,
+    /// Connections closed by the codec because of the client (see `connection_errors`):
+    /// (malformed heads, other stream errors).
+    pub connection_errors: (u64, u64),
 }
 
 impl Collector for Snapshot {
@@ -36,6 +39,18 @@ impl Collector for Snapshot {
             "rate_limit_store_failures",
             "Rate-limit decisions the store could not take; the request was let through",
             self.rate_limit_store_failures,
+        )?;
+        counter(
+            &mut encoder,
+            "http_malformed_requests",
+            "Connections closed because their request head could not be read (not logged)",
+            self.connection_errors.0,
+        )?;
+        counter(
+            &mut encoder,
+            "http_stream_errors",
+            "Connections closed on another client-side stream error, such as a reset (not logged)",
+            self.connection_errors.1,
         )?;
         let Some(pool) = self.pool else {
             return Ok(());

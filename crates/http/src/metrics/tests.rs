@@ -11,7 +11,10 @@ use shop_ports::usecase::RateLimits;
 
 use crate::Operations;
 use crate::tests::products::finding;
-use crate::tests::{Reply, TestApi, full_product, get, key, rate_limiter};
+use crate::tests::{
+    METRICS_TOKEN, Reply, TestApi, failure_budgets, full_product, get, key, metrics_token,
+    rate_limiter,
+};
 
 fn catalogue() -> MockCatalogueRepository {
     finding(Some(full_product("prod_1")))
@@ -35,7 +38,7 @@ fn bearer(request: TestRequest, token: &str) -> TestRequest {
 
 /// `requests`, then `GET /metrics` on the same App: the exposition's text.
 async fn scrape_after(api: TestApi, mut requests: Vec<TestRequest>) -> (Vec<Reply>, String) {
-    requests.push(TestRequest::get().uri("/metrics"));
+    requests.push(bearer(TestRequest::get().uri("/metrics"), METRICS_TOKEN));
     let mut replies = api.send_all(requests).await;
     let scrape = replies.pop().expect("the scrape's reply");
     assert_eq!(scrape.status, StatusCode::OK);
@@ -144,10 +147,12 @@ async fn rate_limit_refusals_are_counted_by_budget() {
         reads: minute(1),
         writes: minute(1),
         auth_failures: minute(1),
+        key_failures: minute(1),
     };
     let api = TestApi::new()
         .repository(catalogue())
-        .rate_limiter(rate_limiter(limits));
+        .rate_limiter(rate_limiter(limits))
+        .failures(failure_budgets(1, 1));
     let (replies, text) = scrape_after(
         api,
         vec![
@@ -179,7 +184,8 @@ async fn rate_limit_refusals_are_counted_by_budget() {
 
 #[actix_web::test]
 async fn the_pool_is_read_at_each_scrape() {
-    let operations = Operations::new(Vec::new(), Some(Arc::new(pool())));
+    let operations =
+        Operations::new(Vec::new(), Some(Arc::new(pool()))).metrics_for_token(metrics_token());
     let (_, text) = scrape_after(TestApi::new().operations(operations), Vec::new()).await;
     for line in [
         "shop_db_pool_max_connections 8",
@@ -193,8 +199,32 @@ async fn the_pool_is_read_at_each_scrape() {
 }
 
 #[actix_web::test]
+async fn without_the_token_metrics_are_an_unknown_path_on_the_api_address() {
+    let unknown = TestApi::new()
+        .send(TestRequest::get().uri("/no/such/path"))
+        .await;
+    let requests = [
+        TestRequest::get().uri("/metrics"),
+        bearer(TestRequest::get().uri("/metrics"), "scrape-token-for-test"),
+        bearer(TestRequest::get().uri("/metrics"), &key()),
+    ];
+    for request in requests {
+        let reply = TestApi::new().send(request).await;
+        reply.error(StatusCode::NOT_FOUND, "NOT_FOUND");
+        assert_eq!(reply.body, unknown.body);
+    }
+    let hidden = TestApi::new()
+        .operations(Operations::default())
+        .send(bearer(TestRequest::get().uri("/metrics"), METRICS_TOKEN))
+        .await;
+    hidden.error(StatusCode::NOT_FOUND, "NOT_FOUND");
+}
+
+#[actix_web::test]
 async fn metrics_served_elsewhere_are_not_on_the_api_address() {
-    let operations = Operations::default().metrics_served_elsewhere();
+    let operations = Operations::default()
+        .metrics_for_token(metrics_token())
+        .metrics_served_elsewhere();
     let reply = TestApi::new()
         .operations(operations)
         .send(TestRequest::get().uri("/metrics"))

@@ -8,7 +8,8 @@
 //! that clients only ever see one error shape. Responses the HTTP/1 codec writes before the
 //! app runs (a request line that cannot be parsed, a head over 128 KiB) cannot be reached by
 //! any middleware and stay empty. The `X-Request-Id` of every response is set by the
-//! outermost middleware, `observe`.
+//! outermost middleware, `observe`. The responses of a mounted adapter (see `mount`) keep
+//! their own bodies; their 5xx are logged here all the same.
 
 use actix_web::body::{BoxBody, MessageBody};
 use actix_web::dev::{ServiceRequest, ServiceResponse};
@@ -20,12 +21,16 @@ use actix_web::{Error, HttpMessage as _, HttpResponse};
 use super::limits;
 use super::request_id::RequestId;
 use crate::error::{ApiError, error_chain};
+use crate::mount::Mounts;
 
 pub async fn finish(
     request: ServiceRequest,
     next: Next<impl MessageBody + 'static>,
 ) -> Result<ServiceResponse<BoxBody>, Error> {
     let request_id = request.extensions().get::<RequestId>().cloned();
+    let mounted = request
+        .app_data::<actix_web::web::Data<Mounts>>()
+        .is_some_and(|mounts| mounts.cover(request.path()));
     let response = if let Some(refusal) = limits::refusal(&request) {
         request.error_response(refusal)
     } else {
@@ -49,6 +54,9 @@ pub async fn finish(
             response.response().error(),
             request_id.as_ref(),
         );
+    }
+    if mounted {
+        return Ok(response);
     }
     Ok(into_envelope(response))
 }

@@ -18,9 +18,11 @@ use actix_web::dev::{ServiceRequest, ServiceResponse};
 use actix_web::http::StatusCode;
 use actix_web::middleware::Next;
 use actix_web::{Error, HttpMessage as _, web};
+use shop_ports::usecase::ThrottledBy;
 use tracing::Instrument as _;
 
 use super::request_id::{RequestId, X_REQUEST_ID};
+
 use crate::auth::{AuthFailure, Caller};
 use crate::metrics::{Observation, UNMATCHED_ROUTE};
 use crate::operations::Operations;
@@ -70,6 +72,7 @@ struct Facts {
     caller: Option<Caller>,
     auth_failure: Option<AuthFailure>,
     counted: Option<Counted>,
+    throttled_by: Option<ThrottledBy>,
 }
 
 impl Facts {
@@ -81,17 +84,19 @@ impl Facts {
             caller: extensions.get::<Caller>().cloned(),
             auth_failure: extensions.get::<AuthFailure>().copied(),
             counted: extensions.get::<Counted>().copied(),
+            throttled_by: extensions.get::<ThrottledBy>().copied(),
         }
     }
 
     /// The budget behind a 429: the key's when authentication counted it over budget, else
-    /// the client address's budget of failed authentications.
+    /// the failure budget (or the verification gate) that refused the authentication.
     fn refused_by(&self, status: StatusCode) -> Option<&'static str> {
         if status != StatusCode::TOO_MANY_REQUESTS {
             return None;
         }
-        Some(match self.counted {
-            Some(counted) if !counted.status.allowed => counted.class.policy_name(),
+        Some(match (self.counted, self.throttled_by) {
+            (Some(counted), _) if !counted.status.allowed => counted.class.policy_name(),
+            (_, Some(by)) => by.as_str(),
             _ => "auth_failures",
         })
     }

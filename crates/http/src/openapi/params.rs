@@ -101,7 +101,7 @@ pub struct StockListParams {
     /// `true`: only low-stock variants (tracked, `stock <= lowStockThreshold`).
     #[param(required = false, default = false)]
     low_stock_only: bool,
-    /// `false` also returns the variants of products that do not track stock.
+    /// `false` also returns the variants whose stock is not tracked.
     #[param(required = false, default = true)]
     tracked_only: bool,
 }

@@ -515,11 +515,17 @@ fn adjustment_responses() -> Responses {
     responses.insert(
         "422".into(),
         Reply::new(
-            "`STOCK_NOT_TRACKED`: the variant's product does not track stock (replayed like a \
-             success). `IDEMPOTENCY_KEY_REUSED`: the `Idempotency-Key` was used in the last 24 \
-             hours with a different request.",
+            "`STOCK_NOT_TRACKED`: the variant's stock is not tracked (replayed like a success). \
+             `STOCK_OUT_OF_RANGE`: the new stock would be beyond ±1,000,000,000,000, the range \
+             of every stock; nothing changed (replayed like a success). \
+             `IDEMPOTENCY_KEY_REUSED`: the `Idempotency-Key` was used in the last 24 hours with \
+             a different request.",
         )
-        .errors(&[ApiError::StockNotTracked, ApiError::IdempotencyKeyReused])
+        .errors(&[
+            ApiError::StockNotTracked,
+            ApiError::stock_out_of_range(),
+            ApiError::IdempotencyKeyReused,
+        ])
         .rate_limit(true)
         .idempotent_replayed()
         .build(),

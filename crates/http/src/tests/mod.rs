@@ -1,6 +1,7 @@
 //! Tests of the whole App (routes, middleware, error mapping) with mocked ports, through
 //! `actix_web::test`, plus one test of `serve` on a real socket.
 
+mod api_headers;
 mod auth;
 mod clients;
 mod errors;
@@ -13,7 +14,7 @@ mod server;
 mod stock;
 mod stock_adjustments;
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::BTreeSet;
 use std::sync::{Arc, Mutex};
 
 use actix_web::http::StatusCode;
@@ -25,21 +26,21 @@ use serde_json::Value;
 use shop_domain::Timestamp;
 use shop_domain::api_key::{ApiKey, KeyPrefix, KeySecret};
 use shop_domain::catalogue::{BrandRef, CategoryRef, Product, Variant};
+use shop_domain::client_address::TrustedProxies;
 use shop_domain::color::HexColor;
 use shop_domain::id::{BrandId, CategoryId, ProductId, ShopId, VariantId};
 use shop_domain::money::Cents;
-use shop_domain::rate_limit::SlidingWindow;
 use shop_domain::scope::ScopeSet;
 use shop_domain::shop::{Shop, ShopSlug, SubscriptionStatus};
 use shop_domain::tax_rate::TaxRate;
 use shop_ports::port::{
     HashError, MockApiKeyStore, MockCatalogueRepository, MockClientRepository, MockClock,
-    MockIdGenerator, MockLoyaltyRepository, MockOrderRepository, MockRateLimitStore,
-    MockSecretHasher, MockStockRepository,
+    MockIdGenerator, MockLoyaltyRepository, MockOrderRepository, MockSecretHasher,
+    MockStockRepository, mock_on_real_windows,
 };
 use shop_ports::usecase::{
-    Authenticator, ClientDirectory, LoyaltyOverview, OrderHistory, ProductCatalogue, RateLimiter,
-    RateLimits, StockKeeper,
+    Authenticator, ClientDirectory, FailureBudgets, LoyaltyOverview, OrderHistory,
+    ProductCatalogue, RateLimiter, RateLimits, StockKeeper,
 };
 
 use crate::server::app;
@@ -77,6 +78,7 @@ fn stored_key(scopes: &str) -> ApiKey {
         created_at: Timestamp::from_millis(0),
         expires_at: None,
         revoked_at: None,
+        last_used_at: None,
     }
 }
 
@@ -114,36 +116,29 @@ fn fixed_clock() -> MockClock {
     clock
 }
 
-/// A rate-limit store on the domain's real sliding windows, behind the port's mock: tests see
-/// the exact rule the real stores follow without a second implementation of the port.
-pub fn window_store() -> MockRateLimitStore {
-    let windows = Arc::new(Mutex::new(HashMap::<String, SlidingWindow>::new()));
-    let peeking = windows.clone();
-    let mut store = MockRateLimitStore::new();
-    store
-        .expect_acquire()
-        .returning(move |bucket, budget, now| {
-            let mut windows = windows.lock().unwrap();
-            Ok(windows
-                .entry(bucket.to_owned())
-                .or_default()
-                .acquire(budget, now))
-        });
-    store.expect_peek().returning(move |bucket, budget, now| {
-        let mut windows = peeking.lock().unwrap();
-        Ok(windows
-            .entry(bucket.to_owned())
-            .or_default()
-            .peek(budget, now))
-    });
-    store
+/// The authenticator's failure budgets on the domain's real windows: `per_client` failures
+/// per client address (and per client and key), `per_key` wrong secrets per key.
+pub fn failure_budgets(per_client: u32, per_key: u32) -> Arc<FailureBudgets> {
+    let real = RateLimits::default();
+    Arc::new(FailureBudgets::new(
+        Arc::new(mock_on_real_windows()),
+        Arc::new(fixed_clock()),
+        shop_domain::rate_limit::RateBudget {
+            limit: per_client,
+            ..real.auth_failures
+        },
+        shop_domain::rate_limit::RateBudget {
+            limit: per_key,
+            ..real.key_failures
+        },
+    ))
 }
 
 /// A rate limiter with `limits` on a fresh [`window_store`] and the fixed clock. Share one
 /// between several `TestApi`s to carry budgets from one request to the next.
 pub fn rate_limiter(limits: RateLimits) -> Arc<RateLimiter> {
     Arc::new(RateLimiter::new(
-        Arc::new(window_store()),
+        Arc::new(mock_on_real_windows()),
         Arc::new(fixed_clock()),
         limits,
     ))
@@ -166,6 +161,7 @@ pub struct TestApi {
     loyalty: MockLoyaltyRepository,
     stock: MockStockRepository,
     rate_limiter: Arc<RateLimiter>,
+    failures: Arc<FailureBudgets>,
     operations: Operations,
 }
 
@@ -185,7 +181,11 @@ impl TestApi {
             loyalty: MockLoyaltyRepository::new(),
             stock: MockStockRepository::new(),
             rate_limiter: rate_limiter(RateLimits::default()),
-            operations: Operations::default(),
+            failures: failure_budgets(
+                RateLimits::default().auth_failures.limit,
+                RateLimits::default().key_failures.limit,
+            ),
+            operations: Operations::default().metrics_for_token(metrics_token()),
         }
     }
 
@@ -231,7 +231,14 @@ impl TestApi {
         self
     }
 
-    /// By default: no readiness checks, no pool, metrics on the API's address.
+    /// By default each `TestApi` has its own failure budgets with the spec's limits.
+    pub fn failures(mut self, failures: Arc<FailureBudgets>) -> Self {
+        self.failures = failures;
+        self
+    }
+
+    /// By default: no readiness checks, no pool, metrics on the API's address for the bearer
+    /// of [`METRICS_TOKEN`].
     pub fn operations(mut self, operations: Operations) -> Self {
         self.operations = operations;
         self
@@ -243,17 +250,17 @@ impl TestApi {
         ids.expect_new_id().returning(|| NEW_ID.into());
         let clients = Arc::new(self.clients);
         ApiState {
-            authenticator: Arc::new(Authenticator::new(
-                Arc::new(self.keys),
-                Arc::new(self.hasher),
-                clock.clone(),
-            )),
+            authenticator: Arc::new(
+                Authenticator::new(Arc::new(self.keys), Arc::new(self.hasher), clock.clone())
+                    .limiting_failures(self.failures),
+            ),
             catalogue: Arc::new(ProductCatalogue::new(Arc::new(self.repository))),
             orders: Arc::new(OrderHistory::new(Arc::new(self.orders))),
             clients: Arc::new(ClientDirectory::new(clients.clone())),
             loyalty: Arc::new(LoyaltyOverview::new(clients, Arc::new(self.loyalty))),
             stock: Arc::new(StockKeeper::new(Arc::new(self.stock), Arc::new(ids), clock)),
             rate_limiter: self.rate_limiter,
+            trusted_proxies: TrustedProxies::default(),
         }
     }
 
@@ -289,6 +296,13 @@ fn test_routes(config: &mut web::ServiceConfig) {
         HttpResponse::Ok().json(body.into_inner())
     }
     config.route("/test/json", web::post().to(echo));
+}
+
+/// The token that opens `/metrics` on the API's address in these tests.
+pub const METRICS_TOKEN: &str = "scrape-token-for-tests";
+
+pub fn metrics_token() -> crate::MetricsToken {
+    crate::MetricsToken::new(METRICS_TOKEN).expect("a non-empty token")
 }
 
 /// A GET carrying `key()`.
@@ -372,6 +386,7 @@ pub fn full_product(id: &str) -> Product {
             is_default: true,
             active: true,
             order: 0,
+            tracked: true,
         }],
         created_at: Timestamp::parse_rfc3339("2026-11-21T09:30:00Z").unwrap(),
         updated_at: Timestamp::parse_rfc3339("2026-11-22T10:00:00.123Z").unwrap(),

@@ -1,6 +1,6 @@
 //! Rate limits at the edge (spec §8): the budget headers, 429 with `Retry-After`, the order
 //! 401 -> 429 -> 403, and the budget of failed authentications per client address. The
-//! limiter is the real use case on the domain's sliding windows (see `window_store`).
+//! limiter is the real use case on the domain's sliding windows (`shop_ports::port::mock_on_real_windows`).
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -12,11 +12,15 @@ use actix_web::test::TestRequest;
 use shop_domain::Timestamp;
 use shop_domain::rate_limit::RateBudget;
 use shop_ports::StoreError;
-use shop_ports::port::{MockApiKeyStore, MockClock, MockOrderRepository, MockSecretHasher};
+use shop_ports::port::{
+    MockApiKeyStore, MockClock, MockOrderRepository, MockSecretHasher, mock_on_real_windows,
+};
 use shop_ports::usecase::{RateLimiter, RateLimits};
 
 use super::products::listing_of;
-use super::{NOW_MILLIS, Reply, TestApi, get, key, rate_limiter, shop, verifies_key, window_store};
+use super::{
+    NOW_MILLIS, Reply, TestApi, failure_budgets, get, key, rate_limiter, shop, verifies_key,
+};
 
 /// The address the blocked client calls from.
 const FLOODER: &str = "203.0.113.9";
@@ -46,6 +50,7 @@ fn limits(reads: u32, writes: u32, auth_failures: u32) -> RateLimits {
         reads: minute(reads),
         writes: minute(writes),
         auth_failures: minute(auth_failures),
+        key_failures: RateBudget::KEY_FAILURES,
     }
 }
 
@@ -205,7 +210,7 @@ async fn a_429_consumes_nothing() {
         .expect_now()
         .returning(move || Timestamp::from_millis(reading.load(Ordering::SeqCst)));
     let limiter = Arc::new(RateLimiter::new(
-        Arc::new(window_store()),
+        Arc::new(mock_on_real_windows()),
         Arc::new(clock),
         limits(2, 30, 30),
     ));
@@ -277,119 +282,148 @@ async fn reads_and_writes_draw_on_separate_budgets() {
     }
 }
 
+/// A well-formed key whose prefix no key has.
+fn unknown_key() -> String {
+    format!("svc_live_deadbeef_{}", "ab".repeat(32))
+}
+
+fn missing_key(address: &str) -> TestRequest {
+    from(address, TestRequest::get().uri("/api/v1/me"))
+}
+
+fn presenting(address: &str, token: &str) -> TestRequest {
+    from(
+        address,
+        with_bearer(TestRequest::get().uri("/api/v1/me"), token),
+    )
+}
+
+/// Asserts the 429 of a spent failure budget: a minute to wait, no budget headers, no
+/// `WWW-Authenticate`.
+fn assert_throttled(reply: &Reply) {
+    let error = reply.error(StatusCode::TOO_MANY_REQUESTS, "RATE_LIMITED");
+    assert_eq!(
+        error["message"],
+        "Too many requests; retry after 60 seconds."
+    );
+    assert_eq!(reply.header("retry-after"), Some("60"));
+    assert_eq!(reply.header("www-authenticate"), None);
+    assert_no_budget(reply);
+}
+
 #[actix_web::test]
-async fn a_401_counts_against_the_client_address() {
-    let limiter = rate_limiter(limits(120, 30, 3));
-    let wrong = TestApi::new()
-        .rate_limiter(limiter.clone())
-        .send(from(
-            FLOODER,
-            with_bearer(TestRequest::get().uri("/api/v1/me"), &wrong_key()),
-        ))
+async fn failures_that_cost_no_verification_count_against_the_client_address() {
+    let mut hasher = MockSecretHasher::new();
+    hasher.expect_verify().never();
+    let replies = TestApi::new()
+        .hasher(hasher)
+        .failures(failure_budgets(3, 120))
+        .send_all(vec![
+            missing_key(FLOODER),
+            presenting(FLOODER, "svc_live_x"),
+            presenting(FLOODER, &unknown_key()),
+            missing_key(FLOODER),
+            presenting(FLOODER, &unknown_key()),
+            missing_key(NEIGHBOUR),
+        ])
         .await;
-    wrong.error(StatusCode::UNAUTHORIZED, "UNAUTHORIZED");
-    assert_no_budget(&wrong);
-    assert_eq!(limiter.failures_allowed(FLOODER).await.remaining, 2);
+    for reply in &replies[..3] {
+        reply.error(StatusCode::UNAUTHORIZED, "UNAUTHORIZED");
+        assert_no_budget(reply);
+    }
+    assert_throttled(&replies[3]);
+    assert_throttled(&replies[4]);
+    replies[5].error(StatusCode::UNAUTHORIZED, "UNAUTHORIZED");
+}
 
-    // A missing header is a failed authentication too.
-    let missing = TestApi::new()
-        .rate_limiter(limiter.clone())
-        .send(from(FLOODER, TestRequest::get().uri("/api/v1/me")))
+#[actix_web::test]
+async fn a_client_whose_budget_is_spent_still_gets_another_valid_key_verified() {
+    // Behind one address (a NAT, a proxy), a guesser's failures do not lock out the valid
+    // keys of everyone else there: the key is verified, once.
+    let mut hasher = MockSecretHasher::new();
+    hasher.expect_verify().times(1).returning(verifies_key);
+    let replies = TestApi::new()
+        .hasher(hasher)
+        .failures(failure_budgets(2, 120))
+        .send_all(vec![
+            presenting(FLOODER, &unknown_key()),
+            presenting(FLOODER, &unknown_key()),
+            presenting(FLOODER, &unknown_key()),
+            from(FLOODER, get("/api/v1/me")),
+        ])
         .await;
-    assert_eq!(missing.status, StatusCode::UNAUTHORIZED);
-    assert_eq!(limiter.failures_allowed(FLOODER).await.remaining, 1);
-    assert_eq!(limiter.failures_allowed(NEIGHBOUR).await.remaining, 3);
+    assert_throttled(&replies[2]);
+    assert_eq!(replies[3].status, StatusCode::OK, "{:?}", replies[3].body);
+    assert_budget(&replies[3], "reads", 120, 119, 60, 60);
+}
 
-    // A valid key is no failure.
-    let valid = TestApi::new()
-        .rate_limiter(limiter.clone())
-        .send(from(FLOODER, get("/api/v1/me")))
+#[actix_web::test]
+async fn wrong_secrets_run_exactly_the_budget_of_verifications_and_no_more() {
+    // Three verifications for the flooder, one for its neighbour: no more.
+    let mut hasher = MockSecretHasher::new();
+    hasher.expect_verify().times(4).returning(verifies_key);
+    let mut requests: Vec<_> = (0..5).map(|_| presenting(FLOODER, &wrong_key())).collect();
+    requests.push(presenting(NEIGHBOUR, &wrong_key()));
+    let replies = TestApi::new()
+        .hasher(hasher)
+        .failures(failure_budgets(3, 120))
+        .send_all(requests)
         .await;
-    assert_eq!(valid.status, StatusCode::OK);
-    assert_eq!(limiter.failures_allowed(FLOODER).await.remaining, 1);
+    for reply in &replies[..3] {
+        reply.error(StatusCode::UNAUTHORIZED, "UNAUTHORIZED");
+    }
+    assert_throttled(&replies[3]);
+    assert_throttled(&replies[4]);
+    // The neighbour's budget for the key is its own: its wrong secret is verified.
+    replies[5].error(StatusCode::UNAUTHORIZED, "UNAUTHORIZED");
+}
+
+#[actix_web::test]
+async fn a_key_guessed_from_many_addresses_meets_its_own_budget_and_keeps_serving() {
+    // Verified once for the neighbour, then guessed at from three addresses: the key's budget
+    // of two wrong secrets ends the guessing, and the verified key is served from the cache.
+    let mut hasher = MockSecretHasher::new();
+    hasher.expect_verify().times(3).returning(verifies_key);
+    let replies = TestApi::new()
+        .hasher(hasher)
+        .failures(failure_budgets(30, 2))
+        .send_all(vec![
+            from(NEIGHBOUR, get("/api/v1/me")),
+            presenting("127.0.0.2", &wrong_key()),
+            presenting("127.0.0.3", &wrong_key()),
+            presenting("127.0.0.4", &wrong_key()),
+            from(NEIGHBOUR, get("/api/v1/me")),
+            from("127.0.0.5", get("/api/v1/me")),
+        ])
+        .await;
+    assert_eq!(replies[0].status, StatusCode::OK);
+    replies[1].error(StatusCode::UNAUTHORIZED, "UNAUTHORIZED");
+    replies[2].error(StatusCode::UNAUTHORIZED, "UNAUTHORIZED");
+    assert_throttled(&replies[3]);
+    assert_eq!(replies[4].status, StatusCode::OK);
+    assert_eq!(
+        replies[5].status,
+        StatusCode::OK,
+        "a verified key, from anywhere"
+    );
 }
 
 #[actix_web::test]
 async fn an_unreachable_key_store_is_no_failure_of_the_client() {
-    let limiter = rate_limiter(limits(120, 30, 3));
+    let failures = failure_budgets(1, 120);
     let mut keys = MockApiKeyStore::new();
     keys.expect_find_key()
         .returning(|_| Err(StoreError::Unavailable("pool timed out".into())));
     let reply = TestApi::new()
         .keys(keys)
-        .rate_limiter(limiter.clone())
+        .failures(failures.clone())
         .send(from(FLOODER, get("/api/v1/me")))
         .await;
     reply.error(StatusCode::SERVICE_UNAVAILABLE, "SERVICE_UNAVAILABLE");
-    assert_eq!(limiter.failures_allowed(FLOODER).await.remaining, 3);
-}
-
-/// Blocks `FLOODER`: as many failures as its budget allows.
-async fn blocked(limiter: &RateLimiter) {
-    for _ in 0..limiter.limits().auth_failures.limit {
-        limiter.record_failure(FLOODER).await;
-    }
-    assert!(!limiter.failures_allowed(FLOODER).await.allowed);
-}
-
-#[actix_web::test]
-async fn a_blocked_address_gets_429_before_any_key_is_looked_up_or_hashed() {
-    let limiter = rate_limiter(limits(120, 30, 3));
-    blocked(&limiter).await;
-    let mut hasher = MockSecretHasher::new();
-    hasher.expect_verify().never();
-    let mut keys = MockApiKeyStore::new();
-    keys.expect_find_key().never();
-    let requests = vec![
-        from(
-            FLOODER,
-            with_bearer(TestRequest::get().uri("/api/v1/me"), &wrong_key()),
-        ),
-        // A valid key not verified lately costs argon2 like any other: refused too.
-        from(FLOODER, get("/api/v1/me")),
-        from(FLOODER, TestRequest::get().uri("/api/v1/me")),
-    ];
-    let replies = TestApi::new()
-        .keys(keys)
-        .hasher(hasher)
-        .rate_limiter(limiter.clone())
-        .send_all(requests)
+    // The client's one failure is still there to spend.
+    let missing = TestApi::new()
+        .failures(failures)
+        .send(missing_key(FLOODER))
         .await;
-    for reply in &replies {
-        let error = reply.error(StatusCode::TOO_MANY_REQUESTS, "RATE_LIMITED");
-        assert_eq!(
-            error["message"],
-            "Too many requests; retry after 60 seconds."
-        );
-        assert_eq!(reply.header("retry-after"), Some("60"));
-        assert_eq!(reply.header("www-authenticate"), None);
-        assert_no_budget(reply);
-    }
-    // The refusals recorded nothing more: the address is free again after one window.
-    assert_eq!(limiter.failures_allowed(FLOODER).await.remaining, 0);
-}
-
-#[actix_web::test]
-async fn a_blocked_address_keeps_serving_a_recently_verified_key() {
-    let limiter = rate_limiter(limits(120, 30, 3));
-    blocked(&limiter).await;
-    // One argon2 run, for the neighbour's request; the flooder's is served from the cache.
-    let mut verifying = MockSecretHasher::new();
-    verifying.expect_verify().times(1).returning(verifies_key);
-    let replies = TestApi::new()
-        .hasher(verifying)
-        .rate_limiter(limiter)
-        .send_all(vec![
-            from(NEIGHBOUR, get("/api/v1/me")),
-            from(FLOODER, get("/api/v1/me")),
-            from(
-                FLOODER,
-                with_bearer(TestRequest::get().uri("/api/v1/me"), &wrong_key()),
-            ),
-        ])
-        .await;
-    assert_eq!(replies[0].status, StatusCode::OK);
-    assert_eq!(replies[1].status, StatusCode::OK, "{:?}", replies[1].body);
-    assert_budget(&replies[1], "reads", 120, 118, 60, 60);
-    replies[2].error(StatusCode::TOO_MANY_REQUESTS, "RATE_LIMITED");
+    missing.error(StatusCode::UNAUTHORIZED, "UNAUTHORIZED");
 }

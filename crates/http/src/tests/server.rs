@@ -63,7 +63,14 @@ async fn serves_on_a_bound_listener_and_head_has_no_body() {
     let state = TestApi::new().repository(repository).state();
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
     let address = listener.local_addr().unwrap();
-    let server = serve(listener, state, Operations::default(), one_worker()).unwrap();
+    let server = serve(
+        listener,
+        state,
+        Operations::default(),
+        one_worker(),
+        Vec::new(),
+    )
+    .unwrap();
     let handle = server.handle();
     actix_web::rt::spawn(server);
 
@@ -98,6 +105,7 @@ fn zero_workers_is_refused_rather_than_a_panic() {
         TestApi::new().state(),
         Operations::default(),
         no_worker,
+        Vec::new(),
     );
     assert!(result.is_err());
 }

@@ -164,6 +164,8 @@ pub(crate) struct VariantRow {
     pub low_stock_threshold: i64,
     pub is_default: bool,
     pub active: bool,
+    /// The variant's own stock tracking (`Variant::tracked`).
+    pub track_stock: bool,
     pub position: i32,
     /// Written with every row, never needed when reading one (search filters on the column
     /// in SQL): reads select an empty string instead of carrying the text over the wire. A
@@ -193,6 +195,7 @@ impl VariantRow {
             low_stock_threshold: variant.low_stock_threshold,
             is_default: variant.is_default,
             active: variant.active,
+            track_stock: variant.tracked,
             position: variant.order,
             search_text: stock_search_text(product, variant),
         }
@@ -214,6 +217,7 @@ impl VariantRow {
             low_stock_threshold: self.low_stock_threshold,
             is_default: self.is_default,
             active: self.active,
+            tracked: self.track_stock,
             order: self.position,
             label: self.label,
             sku: self.sku,

@@ -12,6 +12,7 @@ mod catalogue;
 mod clients;
 mod loyalty;
 mod orders;
+mod owners;
 mod stock;
 
 pub(crate) use bulk::NewClientRow;
@@ -21,7 +22,11 @@ pub(crate) use loyalty::{SpinRow, TicketRow, TierRow};
 pub(crate) use orders::{
     OrderConfidentialRow, OrderItemRow, OrderRow, SelectedOrder, SelectedOrderItem,
 };
-pub(crate) use stock::{IdempotencyRow, MovementRow, Recorded, RecordedOutcome, StockEntryRow};
+pub(crate) use owners::{OwnerRow, SessionRow};
+pub(crate) use stock::{
+    IdempotencyRow, MovementRow, Recorded, RecordedOutcome, StockEntryRow, SwitchRow,
+    VariantNameRow,
+};
 
 use diesel::pg::Pg;
 use diesel::prelude::*;
@@ -89,6 +94,7 @@ pub(crate) struct ApiKeyRow {
     pub created_at_ms: i64,
     pub expires_at_ms: Option<i64>,
     pub revoked_at_ms: Option<i64>,
+    pub last_used_at_ms: Option<i64>,
 }
 
 impl ApiKeyRow {
@@ -102,6 +108,7 @@ impl ApiKeyRow {
             created_at_ms: key.created_at.millis(),
             expires_at_ms: key.expires_at.map(Timestamp::millis),
             revoked_at_ms: key.revoked_at.map(Timestamp::millis),
+            last_used_at_ms: key.last_used_at.map(Timestamp::millis),
         }
     }
 
@@ -116,6 +123,7 @@ impl ApiKeyRow {
             created_at: Timestamp::from_millis(self.created_at_ms),
             expires_at: self.expires_at_ms.map(Timestamp::from_millis),
             revoked_at: self.revoked_at_ms.map(Timestamp::from_millis),
+            last_used_at: self.last_used_at_ms.map(Timestamp::from_millis),
             label: self.label,
             secret_hash: self.secret_hash,
         })

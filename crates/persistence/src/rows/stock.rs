@@ -1,16 +1,18 @@
-//! Stock rows: a stock list line (a variant joined with its product), a movement, and an
-//! idempotency record.
+//! Stock rows: a stock list line (a variant joined with its product), a movement, an
+//! idempotency record, a tracking switch, and a variant's names for the activity list.
 
 use diesel::pg::Pg;
 use diesel::prelude::*;
 use diesel::sqlite::Sqlite;
 use shop_domain::Timestamp;
 use shop_domain::api_key::KeyPrefix;
-use shop_domain::id::{MovementId, ProductId, VariantId};
-use shop_domain::stock::{AdjustmentResult, StockAdjustment, StockEntry, StockMovement};
+use shop_domain::id::{MovementId, OwnerId, ProductId, TrackingSwitchId, VariantId};
+use shop_domain::stock::{
+    AdjustmentResult, StockAdjustment, StockEntry, StockMovement, TrackingSwitch, VariantName,
+};
 
 use crate::error::DbError;
-use crate::schema::{idempotency_records, stock_movements};
+use crate::schema::{idempotency_records, stock_movements, tracking_switches};
 
 /// One line of `GET /stock`, selected column by column from `variants JOIN products` (see
 /// `stock::list_stock` for the select list, in this field order).
@@ -22,6 +24,7 @@ pub(crate) struct StockEntryRow {
     pub variant_label: String,
     pub sku: Option<String>,
     pub barcode: Option<String>,
+    /// The variant's own `track_stock`.
     pub track_stock: bool,
     pub stock: i64,
     pub low_stock_threshold: i64,
@@ -104,6 +107,7 @@ pub(crate) enum RecordedOutcome {
     Applied,
     VariantNotFound,
     NotTracked,
+    OutOfRange,
 }
 
 impl RecordedOutcome {
@@ -112,6 +116,7 @@ impl RecordedOutcome {
             AdjustmentResult::Applied(_) => Self::Applied,
             AdjustmentResult::VariantNotFound => Self::VariantNotFound,
             AdjustmentResult::NotTracked => Self::NotTracked,
+            AdjustmentResult::OutOfRange => Self::OutOfRange,
         }
     }
 
@@ -120,13 +125,19 @@ impl RecordedOutcome {
             Self::Applied => "applied",
             Self::VariantNotFound => "variant_not_found",
             Self::NotTracked => "not_tracked",
+            Self::OutOfRange => "out_of_range",
         }
     }
 
     fn parse(text: &str) -> Option<Self> {
-        [Self::Applied, Self::VariantNotFound, Self::NotTracked]
-            .into_iter()
-            .find(|outcome| outcome.as_str() == text)
+        [
+            Self::Applied,
+            Self::VariantNotFound,
+            Self::NotTracked,
+            Self::OutOfRange,
+        ]
+        .into_iter()
+        .find(|outcome| outcome.as_str() == text)
     }
 }
 
@@ -169,8 +180,58 @@ impl IdempotencyRow {
             (Some(RecordedOutcome::NotTracked), None) => {
                 Ok(Recorded::Rejected(AdjustmentResult::NotTracked))
             }
+            (Some(RecordedOutcome::OutOfRange), None) => {
+                Ok(Recorded::Rejected(AdjustmentResult::OutOfRange))
+            }
             (None, _) => Err(corrupt("unknown outcome")),
             (Some(_), _) => Err(corrupt("a movement id goes with `applied` only")),
+        }
+    }
+}
+
+#[derive(Queryable, Selectable, Insertable)]
+#[diesel(table_name = tracking_switches, check_for_backend(Sqlite, Pg))]
+pub(crate) struct SwitchRow {
+    pub id: String,
+    pub shop_id: String,
+    pub variant_id: String,
+    pub product_id: String,
+    pub tracked: bool,
+    pub owner_id: String,
+    pub created_at_ms: i64,
+}
+
+impl SwitchRow {
+    pub fn into_domain(self) -> Result<TrackingSwitch, DbError> {
+        let corrupt = |problem: &dyn ToString| {
+            DbError::corrupt("tracking_switches", &self.id, problem.to_string())
+        };
+        Ok(TrackingSwitch {
+            id: TrackingSwitchId::parse(self.id.as_str()).map_err(|e| corrupt(&e))?,
+            variant_id: VariantId::parse(self.variant_id.as_str()).map_err(|e| corrupt(&e))?,
+            product_id: ProductId::parse(self.product_id.as_str()).map_err(|e| corrupt(&e))?,
+            owner_id: OwnerId::parse(self.owner_id.as_str()).map_err(|e| corrupt(&e))?,
+            tracked: self.tracked,
+            at: Timestamp::from_millis(self.created_at_ms),
+        })
+    }
+}
+
+/// How the activity list names a variant, selected as `(products.name, variants.label,
+/// variants.sku)`.
+#[derive(Queryable)]
+pub(crate) struct VariantNameRow {
+    pub product_name: String,
+    pub variant_label: String,
+    pub sku: Option<String>,
+}
+
+impl VariantNameRow {
+    pub fn into_domain(self) -> VariantName {
+        VariantName {
+            product_name: self.product_name,
+            variant_label: self.variant_label,
+            sku: self.sku,
         }
     }
 }

@@ -2,7 +2,7 @@
 //!
 //! Order of work: (a) with an idempotency key, delete its record if expired, then replay a live
 //! one (or refuse it for another request); (b) find the shop's variant, its product and the
-//! product's `track_stock`; (c) move the product's `updated_at`, `UPDATE variants SET stock =
+//! variant's own `track_stock`; (c) move the product's `updated_at`, `UPDATE variants SET stock =
 //! stock + delta … RETURNING stock`, insert the movement; (d) record the result under the key.
 //! (Variants have no `updated_at` of their own: the product's is what `updatedSince` reads.)
 //!
@@ -15,7 +15,7 @@
 //! **One application per key.** On SQLite, again, the second request with a key starts after
 //! the first committed, and finds its record in (a). On PostgreSQL both may miss it in (a); the
 //! second's insert in (d) then waits for the first to commit and fails on the primary key,
-//! which rolls back everything it did, stock included. [`lost_key_race`] recognises that error
+//! which rolls back everything it did, stock included. [`overtaken`] recognises that error
 //! and the caller runs the transaction once more: it now replays the first one's result.
 //!
 //! Row locks are taken in one order (the key's expired record, the product, the variant, the
@@ -28,7 +28,7 @@ use diesel_async::RunQueryDsl;
 use shop_domain::Timestamp;
 use shop_domain::api_key::KeyPrefix;
 use shop_domain::id::{ShopId, VariantId};
-use shop_domain::stock::AdjustmentResult;
+use shop_domain::stock::{AdjustmentResult, MAX_ABS_STOCK, stock_in_range};
 use shop_ports::port::{AdjustmentCommand, AdjustmentOutcome, IdempotencyClaim};
 
 use crate::database::impl_for_each_backend;
@@ -37,8 +37,15 @@ use crate::kept_prepared::KeptPrepared;
 use crate::rows::{IdempotencyRow, MovementRow, Recorded, RecordedOutcome};
 use crate::schema::{idempotency_records, products, stock_movements, variants};
 
+/// A variant as an adjustment or a switch of tracking finds it.
+pub(crate) struct FoundVariant {
+    pub product_id: String,
+    pub tracked: bool,
+    pub stock: i64,
+}
+
 /// The statements of one adjustment, implemented for both backends' connections.
-pub(super) trait AdjustQueries {
+pub(crate) trait AdjustQueries {
     /// Deletes the key's record if it was created before `claim.expired_before`, then returns
     /// the live one, if any.
     fn live_record(
@@ -53,21 +60,22 @@ pub(super) trait AdjustQueries {
         id: &str,
     ) -> impl Future<Output = Result<Option<MovementRow>, DbError>> + Send;
 
-    /// The shop's variant's product id and `track_stock`; `None` when the shop has no such
-    /// variant.
+    /// The shop's variant's product id, its own `track_stock` and its stock; `None` when the
+    /// shop has no such variant.
     fn find_variant(
         &mut self,
         shop: &ShopId,
         variant: &VariantId,
-    ) -> impl Future<Output = Result<Option<(String, bool)>, DbError>> + Send;
+    ) -> impl Future<Output = Result<Option<FoundVariant>, DbError>> + Send;
 
-    /// Adds `delta` to the variant's stock; returns its new stock.
+    /// Adds `delta` to the variant's stock if the sum stays within ±`MAX_ABS_STOCK`; returns
+    /// the new stock, or `None` when the sum would leave that range.
     fn add_stock(
         &mut self,
         shop: &ShopId,
         variant: &VariantId,
         delta: i64,
-    ) -> impl Future<Output = Result<i64, DbError>> + Send;
+    ) -> impl Future<Output = Result<Option<i64>, DbError>> + Send;
 
     /// Moves the product's `updated_at` to `at` (never backwards), so that `updatedSince`
     /// syncs see the new stock of its variant.
@@ -130,19 +138,21 @@ impl_for_each_backend! {
             &mut self,
             shop: &ShopId,
             variant: &VariantId,
-        ) -> Result<Option<(String, bool)>, DbError> {
+        ) -> Result<Option<FoundVariant>, DbError> {
+            // The variant alone: it carries its shop, its product (always in the same shop:
+            // the import writes it so) and its own tracking.
             Ok(variants::table
-                .inner_join(
-                    products::table.on(products::id
-                        .eq(variants::product_id)
-                        .and(products::shop_id.eq(variants::shop_id))),
-                )
                 .filter(variants::shop_id.eq(shop.as_str()))
                 .filter(variants::id.eq(variant.as_str()))
-                .select((products::id, products::track_stock))
-                .first(self)
+                .select((variants::product_id, variants::track_stock, variants::stock))
+                .first::<(String, bool, i64)>(self)
                 .await
-                .optional()?)
+                .optional()?
+                .map(|(product_id, tracked, stock)| FoundVariant {
+                    product_id,
+                    tracked,
+                    stock,
+                }))
         }
 
         async fn add_stock(
@@ -150,20 +160,16 @@ impl_for_each_backend! {
             shop: &ShopId,
             variant: &VariantId,
             delta: i64,
-        ) -> Result<i64, DbError> {
+        ) -> Result<Option<i64>, DbError> {
+            // `stock + delta` within the range, written as a range of `stock` so that the sum
+            // is never computed out of it (and the bounds are plain binds).
             let update = diesel::update(variants::table)
                 .filter(variants::shop_id.eq(shop.as_str()))
                 .filter(variants::id.eq(variant.as_str()))
+                .filter(variants::stock.between(-MAX_ABS_STOCK - delta, MAX_ABS_STOCK - delta))
                 .set(variants::stock.eq(variants::stock + delta))
                 .returning(variants::stock);
-            let updated = KeptPrepared(update)
-                .get_result(self)
-                .await
-                .optional()?;
-            // Found in this transaction just before, and variants are never deleted.
-            updated.ok_or_else(|| {
-                DbError::Invariant(format!("variant {variant} vanished during its adjustment"))
-            })
+            Ok(KeptPrepared(update).get_result(self).await.optional()?)
         }
 
         async fn touch_product(
@@ -213,7 +219,9 @@ pub(super) async fn adjust<C: AdjustQueries + Send>(
     if let Some(claim) = &command.idempotency {
         let movement_id = match &result {
             AdjustmentResult::Applied(applied) => Some(applied.movement_id.as_str().to_owned()),
-            AdjustmentResult::VariantNotFound | AdjustmentResult::NotTracked => None,
+            AdjustmentResult::VariantNotFound
+            | AdjustmentResult::NotTracked
+            | AdjustmentResult::OutOfRange => None,
         };
         let record = IdempotencyRow {
             api_key_prefix: command.key_prefix.as_str().to_owned(),
@@ -252,7 +260,8 @@ async fn replay<C: AdjustQueries + Send>(
     }
 }
 
-/// Steps (b) and (c): refuses an unknown or untracked variant, or applies the delta.
+/// Steps (b) and (c): refuses an unknown or untracked variant, or a delta that would take its
+/// stock out of range, or applies the delta.
 async fn decide_and_apply<C: AdjustQueries + Send>(
     conn: &mut C,
     command: &AdjustmentCommand,
@@ -260,17 +269,30 @@ async fn decide_and_apply<C: AdjustQueries + Send>(
     let Some(variant) = &command.variant_id else {
         return Ok(AdjustmentResult::VariantNotFound);
     };
+    let delta = command.delta.get();
     let product_id = match conn.find_variant(&command.shop, variant).await? {
         None => return Ok(AdjustmentResult::VariantNotFound),
-        Some((_, false)) => return Ok(AdjustmentResult::NotTracked),
-        Some((product_id, true)) => product_id,
+        Some(found) if !found.tracked => return Ok(AdjustmentResult::NotTracked),
+        Some(found) if !stock_in_range(found.stock + delta) => {
+            return Ok(AdjustmentResult::OutOfRange);
+        }
+        Some(found) => found.product_id,
     };
     // The product first, then the variant: the import writes them in that order too, so an
     // adjustment and an import that touch the same product cannot deadlock on PostgreSQL.
     conn.touch_product(&command.shop, &product_id, command.at)
         .await?;
-    let delta = command.delta.get();
-    let new_stock = conn.add_stock(&command.shop, variant, delta).await?;
+    // The range was checked on the stock as read above; on PostgreSQL a concurrent adjustment
+    // may have moved it since. The update then changes nothing, and the whole transaction
+    // rolls back to be decided again on the stock as it is now (see `overtaken`).
+    let new_stock = conn
+        .add_stock(&command.shop, variant, delta)
+        .await?
+        .ok_or_else(|| {
+            DbError::Overtaken(format!(
+                "a concurrent adjustment took variant {variant}'s stock near its bound"
+            ))
+        })?;
     let movement = MovementRow {
         id: command.movement_id.as_str().to_owned(),
         shop_id: command.shop.as_str().to_owned(),
@@ -287,11 +309,13 @@ async fn decide_and_apply<C: AdjustQueries + Send>(
     Ok(AdjustmentResult::Applied(movement.into_adjustment()?))
 }
 
-/// The error of a request that lost the race for its idempotency key: another transaction
-/// inserted the same (API key, idempotency key) record first. Everything this one did was
-/// rolled back with it.
-pub(super) fn lost_key_race(error: &DbError) -> bool {
+/// The error of a request that another transaction overtook, and which is decided again:
+/// either it lost the race for its idempotency key (another transaction inserted the same
+/// (API key, idempotency key) record first), or a concurrent adjustment moved the stock
+/// between its range check and its update. Everything it did was rolled back.
+pub(super) fn overtaken(error: &DbError) -> bool {
     match error {
+        DbError::Overtaken(_) => true,
         DbError::Query(QueryError::DatabaseError(DatabaseErrorKind::UniqueViolation, info)) => {
             // PostgreSQL names the table and its `idempotency_records_pkey`; SQLite says
             // `UNIQUE constraint failed: idempotency_records.api_key_prefix, …`.
@@ -320,14 +344,15 @@ mod tests {
     }
 
     #[test]
-    fn only_a_taken_idempotency_key_is_a_lost_race() {
-        assert!(lost_key_race(&unique_violation(
+    fn a_taken_idempotency_key_or_a_moved_stock_is_decided_again() {
+        assert!(overtaken(&unique_violation(
             "UNIQUE constraint failed: idempotency_records.api_key_prefix, \
              idempotency_records.idempotency_key"
         )));
-        assert!(!lost_key_race(&unique_violation(
+        assert!(!overtaken(&unique_violation(
             "UNIQUE constraint failed: stock_movements.id"
         )));
-        assert!(!lost_key_race(&DbError::Query(QueryError::NotFound)));
+        assert!(!overtaken(&DbError::Query(QueryError::NotFound)));
+        assert!(overtaken(&DbError::Overtaken("stock".into())));
     }
 }

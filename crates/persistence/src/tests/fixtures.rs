@@ -62,6 +62,7 @@ pub fn key(prefix: &str, shop: &Shop, created_at: i64) -> ApiKey {
         created_at: at(created_at),
         expires_at: Some(at(created_at + 1_000_000)),
         revoked_at: None,
+        last_used_at: None,
     }
 }
 
@@ -78,6 +79,7 @@ pub fn variant(id: &str, order: i32) -> Variant {
         is_default: order == 0,
         active: true,
         order,
+        tracked: true,
     }
 }
 
@@ -104,6 +106,16 @@ pub fn product(id: &str) -> Product {
         created_at: at(0),
         updated_at: at(0),
     }
+}
+
+/// The product with stock tracking off, on the product and every variant, as the import
+/// reader builds a product whose `trackStock` is false.
+pub fn untracked(mut product: Product) -> Product {
+    product.track_stock = false;
+    for variant in &mut product.variants {
+        variant.tracked = false;
+    }
+    product
 }
 
 pub fn category(id: &str, name: &str) -> Option<CategoryRef> {

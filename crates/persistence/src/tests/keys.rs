@@ -96,3 +96,111 @@ async fn a_corrupt_key_row_is_a_failure() {
         );
     }
 }
+
+#[tokio::test]
+async fn an_owner_finds_only_their_shop_keys() {
+    for t in test_databases().await {
+        let (a, b) = two_shops(&t.db).await;
+        let mine = key("0a1b2c3d", &a, 1);
+        let theirs = key("2c3d4e5f", &b, 1);
+        t.db.insert_key(&mine).await.unwrap();
+        t.db.insert_key(&theirs).await.unwrap();
+        let backend = t.backend();
+        let found = t.db.find_shop_key(&a.id, &mine.prefix).await.unwrap();
+        assert_eq!(found, Some(mine), "{backend}");
+        assert_eq!(
+            t.db.find_shop_key(&a.id, &theirs.prefix).await.unwrap(),
+            None,
+            "{backend}: another shop's key is unknown"
+        );
+        let unknown = KeyPrefix::parse("ffffffff").unwrap();
+        assert_eq!(t.db.find_shop_key(&a.id, &unknown).await.unwrap(), None);
+    }
+}
+
+#[tokio::test]
+async fn an_owner_revokes_only_their_shop_keys_and_the_first_time_stays() {
+    for t in test_databases().await {
+        let (a, b) = two_shops(&t.db).await;
+        let mine = key("0a1b2c3d", &a, 1);
+        let theirs = key("2c3d4e5f", &b, 1);
+        t.db.insert_key(&mine).await.unwrap();
+        t.db.insert_key(&theirs).await.unwrap();
+        let backend = t.backend();
+
+        assert!(
+            !t.db
+                .revoke_shop_key(&a.id, &theirs.prefix, at(10))
+                .await
+                .unwrap(),
+            "{backend}: another shop's key is unknown"
+        );
+        let (untouched, _) = t.db.find_key(&theirs.prefix).await.unwrap().unwrap();
+        assert_eq!(untouched, theirs, "{backend}: and it is left as it was");
+
+        assert!(
+            t.db.revoke_shop_key(&a.id, &mine.prefix, at(20))
+                .await
+                .unwrap()
+        );
+        assert!(
+            t.db.revoke_shop_key(&a.id, &mine.prefix, at(30))
+                .await
+                .unwrap()
+        );
+        let found = t.db.find_shop_key(&a.id, &mine.prefix).await.unwrap();
+        assert_eq!(found.and_then(|k| k.revoked_at), Some(at(20)), "{backend}");
+
+        let unknown = KeyPrefix::parse("ffffffff").unwrap();
+        assert!(!t.db.revoke_shop_key(&a.id, &unknown, at(40)).await.unwrap());
+    }
+}
+
+#[tokio::test]
+async fn a_key_use_is_recorded_forward_only() {
+    for t in test_databases().await {
+        let (a, _) = two_shops(&t.db).await;
+        let stored = key("0a1b2c3d", &a, 1);
+        let other = key("1b2c3d4e", &a, 1);
+        t.db.insert_key(&stored).await.unwrap();
+        t.db.insert_key(&other).await.unwrap();
+        let backend = t.backend();
+        let last_used = async |prefix: &KeyPrefix| {
+            let found = t.db.find_shop_key(&a.id, prefix).await.unwrap();
+            found.and_then(|k| k.last_used_at)
+        };
+        assert_eq!(
+            last_used(&stored.prefix).await,
+            None,
+            "{backend}: never used"
+        );
+
+        // (use noted at, last use read after it, why)
+        let cases = [
+            (120_000, 120_000, "a first use is recorded"),
+            (60_000, 120_000, "a late note does not move it back"),
+            (180_000, 180_000, "a later use moves it forward"),
+        ];
+        for (used_at, expected, why) in cases {
+            t.db.record_key_use(&stored.prefix, at(used_at))
+                .await
+                .unwrap();
+            assert_eq!(
+                last_used(&stored.prefix).await,
+                Some(at(expected)),
+                "{backend}: {why}"
+            );
+        }
+        assert_eq!(
+            last_used(&other.prefix).await,
+            None,
+            "{backend}: one key only"
+        );
+
+        let unknown = KeyPrefix::parse("ffffffff").unwrap();
+        t.db.record_key_use(&unknown, at(240_000)).await.unwrap();
+        // The key list reads it too.
+        let listed = t.db.list_keys(&a.id).await.unwrap();
+        assert_eq!(listed[0].last_used_at, Some(at(180_000)), "{backend}");
+    }
+}

@@ -14,10 +14,15 @@ mod loyalty;
 mod migrations;
 mod one_of;
 mod orders;
+mod owners;
+mod sessions;
 mod shops;
 mod stock;
+mod stock_activity;
 mod stock_adjust;
+mod stock_bounds;
 mod stock_idempotency;
+mod tracking;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -29,6 +34,32 @@ use diesel_async::{AsyncConnection, AsyncPgConnection, SimpleAsyncConnection};
 
 use crate::database::{Pool, SqliteConn, checkout};
 use crate::{Database, DatabaseUrl, PoolOptions};
+
+/// Runs `sql` on a connection of its own, outside any pool (whose `open` would migrate);
+/// panics if the database refuses it.
+pub(crate) async fn execute_raw(url: &DatabaseUrl, sql: &str) {
+    if let Err(error) = try_execute_raw(url, sql).await {
+        panic!("{sql}: {error}");
+    }
+}
+
+/// [`execute_raw`], answering the database's refusal.
+pub(crate) async fn try_execute_raw(url: &DatabaseUrl, sql: &str) -> diesel::QueryResult<()> {
+    match url {
+        DatabaseUrl::Sqlite(path) => {
+            let mut conn = SqliteConn::establish(path.to_str().unwrap_or_default())
+                .await
+                .map_err(|e| diesel::result::Error::QueryBuilderError(e.into()))?;
+            conn.batch_execute(sql).await
+        }
+        DatabaseUrl::Postgres(url) => {
+            let mut conn = AsyncPgConnection::establish(url)
+                .await
+                .map_err(|e| diesel::result::Error::QueryBuilderError(e.into()))?;
+            conn.batch_execute(sql).await
+        }
+    }
+}
 
 /// A database for one test, removed when dropped.
 pub(crate) struct TestDb {

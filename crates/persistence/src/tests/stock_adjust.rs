@@ -7,7 +7,7 @@ use shop_domain::stock::{AdjustmentResult, StockAdjustment, StockListQuery};
 use shop_ports::port::{AdjustmentOutcome, CatalogueRepository, StockRepository};
 
 use super::fixtures::{
-    KEY_A, adjustment, at, imported, imported_at, keyed_shops, product, store_products,
+    KEY_A, adjustment, at, imported, imported_at, keyed_shops, product, store_products, untracked,
 };
 use super::{TestDb, sqlite_with, test_databases};
 use crate::PoolOptions;
@@ -143,8 +143,7 @@ async fn another_shops_or_an_impossible_variant_is_not_found() {
 async fn an_untracked_variant_is_refused_and_unchanged() {
     for t in test_databases().await {
         let (a, _) = keyed_shops(&t.db).await;
-        let mut untracked = product("p1");
-        untracked.track_stock = false;
+        let untracked = untracked(product("p1"));
         store_products(&t.db, &a, vec![imported(untracked)]).await;
         let outcome =
             t.db.adjust_stock(&adjustment(&a, "p1-v0", 3, 6_000))

@@ -6,7 +6,7 @@ use shop_domain::stock::AdjustmentResult;
 use shop_ports::port::{AdjustmentOutcome, ImportRepository, StockRepository};
 
 use super::fixtures::{
-    KEY_A2, adjustment, at, imported, keyed_shops, product, store_products, with_key,
+    KEY_A2, adjustment, at, imported, keyed_shops, product, store_products, untracked, with_key,
 };
 use super::stock_adjust::{movement_count, stock_of};
 use super::test_databases;
@@ -56,8 +56,7 @@ async fn rejections_are_replayed_too() {
             AdjustmentOutcome::Replayed(AdjustmentResult::VariantNotFound),
             "{backend}"
         );
-        let mut untracked = product("p2");
-        untracked.track_stock = false;
+        let untracked = untracked(product("p2"));
         store_products(&t.db, &a, vec![imported(untracked)]).await;
         let refused = with_key(adjustment(&a, "p2-v0", 5, 6_000), "k2", "f2");
         assert_eq!(

@@ -22,6 +22,34 @@ pub trait ApiKeyStore: Send + Sync {
     /// Marks the key revoked at `at`; a key revoked earlier keeps its first revocation time.
     /// `Ok(false)` when no key has this prefix.
     async fn revoke_key(&self, prefix: &KeyPrefix, at: Timestamp) -> Result<bool, StoreError>;
+
+    /// The shop's key with this prefix; another shop's key is `None`, like an unknown one.
+    async fn find_shop_key(
+        &self,
+        shop: &ShopId,
+        prefix: &KeyPrefix,
+    ) -> Result<Option<ApiKey>, StoreError>;
+
+    /// [`Self::revoke_key`], only if the key belongs to `shop`: `Ok(false)` for another shop's
+    /// key, exactly as for an unknown prefix, and nothing changes.
+    async fn revoke_shop_key(
+        &self,
+        shop: &ShopId,
+        prefix: &KeyPrefix,
+        at: Timestamp,
+    ) -> Result<bool, StoreError>;
+
+    /// Records that the key authenticated a request at `at`; the stored time only moves
+    /// forward. An unknown prefix is ignored.
+    async fn record_key_use(&self, prefix: &KeyPrefix, at: Timestamp) -> Result<(), StoreError>;
+}
+
+/// Where "this key was just used" goes. Called on the request's path, so implementations
+/// return at once and do their writing elsewhere; they may drop a note when they cannot keep
+/// up (the time shown is then a minute or so older), never hold the request.
+#[cfg_attr(feature = "mocks", mockall::automock)]
+pub trait KeyUsageSink: Send + Sync {
+    fn key_used(&self, prefix: &KeyPrefix, at: Timestamp);
 }
 
 #[derive(Debug, thiserror::Error)]

@@ -8,8 +8,10 @@ mod import;
 mod keys;
 mod loyalty;
 mod orders;
+mod owners;
 mod rate_limit;
 mod runtime;
+mod sessions;
 mod shops;
 mod stock;
 
@@ -18,13 +20,18 @@ pub use catalogue::CatalogueRepository;
 pub use clients::ClientRepository;
 pub use health::{HealthCheck, PoolMonitor, PoolStats, Unhealthy};
 pub use import::{ImportCounts, ImportReport, ImportRepository, ImportStoreError};
-pub use keys::{ApiKeyStore, HashError, KeyMaterial, SecretHasher};
+pub use keys::{ApiKeyStore, HashError, KeyMaterial, KeyUsageSink, SecretHasher};
 pub use loyalty::LoyaltyRepository;
 pub use orders::OrderRepository;
-pub use rate_limit::{RateLimitStore, RateStoreError};
-pub use runtime::{Clock, IdGenerator};
+pub use owners::{OwnerStore, PasswordHasher};
+pub use rate_limit::{RateLimitStore, RateStoreError, Reservation, Slot};
+pub use runtime::{Clock, IdGenerator, RandomTokens};
+pub use sessions::{SessionStore, SignedIn};
 pub use shops::ShopStore;
-pub use stock::{AdjustmentCommand, AdjustmentOutcome, IdempotencyClaim, StockRepository};
+pub use stock::{
+    AdjustmentCommand, AdjustmentOutcome, IdempotencyClaim, StockRepository, TrackingCommand,
+    TrackingOutcome,
+};
 
 #[cfg(feature = "mocks")]
 pub use bulk_load::MockBulkLoader;
@@ -37,15 +44,19 @@ pub use health::{MockHealthCheck, MockPoolMonitor};
 #[cfg(feature = "mocks")]
 pub use import::MockImportRepository;
 #[cfg(feature = "mocks")]
-pub use keys::{MockApiKeyStore, MockKeyMaterial, MockSecretHasher};
+pub use keys::{MockApiKeyStore, MockKeyMaterial, MockKeyUsageSink, MockSecretHasher};
 #[cfg(feature = "mocks")]
 pub use loyalty::MockLoyaltyRepository;
 #[cfg(feature = "mocks")]
 pub use orders::MockOrderRepository;
 #[cfg(feature = "mocks")]
-pub use rate_limit::MockRateLimitStore;
+pub use owners::{MockOwnerStore, MockPasswordHasher};
 #[cfg(feature = "mocks")]
-pub use runtime::{MockClock, MockIdGenerator};
+pub use rate_limit::{MockRateLimitStore, mock_on_real_windows};
+#[cfg(feature = "mocks")]
+pub use runtime::{MockClock, MockIdGenerator, MockRandomTokens};
+#[cfg(feature = "mocks")]
+pub use sessions::MockSessionStore;
 #[cfg(feature = "mocks")]
 pub use shops::MockShopStore;
 #[cfg(feature = "mocks")]

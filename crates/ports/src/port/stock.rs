@@ -1,10 +1,10 @@
 use async_trait::async_trait;
 use shop_domain::Timestamp;
 use shop_domain::api_key::KeyPrefix;
-use shop_domain::id::{MovementId, ShopId, VariantId};
+use shop_domain::id::{MovementId, OwnerId, ShopId, TrackingSwitchId, VariantId};
 use shop_domain::stock::{
-    AdjustmentReason, AdjustmentResult, IdempotencyKey, StockDelta, StockEntry, StockListQuery,
-    StockMovement,
+    ActivityQuery, AdjustmentReason, AdjustmentResult, IdempotencyKey, StockActivity, StockDelta,
+    StockEntry, StockListQuery, StockMovement,
 };
 
 use crate::StoreError;
@@ -45,6 +45,30 @@ pub enum AdjustmentOutcome {
     KeyReused,
 }
 
+/// One switch of a variant's tracking, made by a shop's owner.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TrackingCommand {
+    pub shop: ShopId,
+    /// The id the recorded switch gets if the tracking changes.
+    pub switch_id: TrackingSwitchId,
+    pub variant_id: VariantId,
+    /// The tracking wanted.
+    pub tracked: bool,
+    pub owner_id: OwnerId,
+    pub at: Timestamp,
+}
+
+/// What a switch of tracking came to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TrackingOutcome {
+    /// The tracking changed and the switch was recorded.
+    Switched,
+    /// The variant's tracking already was the one asked for: nothing was written.
+    AlreadySo,
+    /// The shop has no such variant (another shop's is not found either).
+    VariantNotFound,
+}
+
 #[cfg_attr(feature = "mocks", mockall::automock)]
 #[async_trait]
 pub trait StockRepository: Send + Sync {
@@ -66,6 +90,26 @@ pub trait StockRepository: Send + Sync {
         &self,
         command: &AdjustmentCommand,
     ) -> Result<AdjustmentOutcome, StoreError>;
+
+    /// In ONE transaction: finds the shop's variant (`VariantNotFound`), and unless its
+    /// tracking already is `command.tracked` (`AlreadySo`, nothing written): sets it, sets
+    /// its product's `track_stock` to whether any of the product's variants is now tracked,
+    /// moves the product's `updated_at` forward to `command.at`, and records the switch
+    /// (`TrackingSwitch`, with the variant's product). The variant's stock and its movements
+    /// are left as they are.
+    async fn switch_tracking(
+        &self,
+        command: &TrackingCommand,
+    ) -> Result<TrackingOutcome, StoreError>;
+
+    /// Up to `query.limit + 1` lines of the shop's activity (its stock movements with their
+    /// key's label, and its tracking switches with their owner's e-mail, each with the
+    /// variant's names), newest first by (time, id), strictly older than `query.before`.
+    async fn list_activity(
+        &self,
+        shop: &ShopId,
+        query: &ActivityQuery,
+    ) -> Result<Vec<StockActivity>, StoreError>;
 
     /// The shop's movements, newest first, optionally for one variant.
     async fn list_movements(

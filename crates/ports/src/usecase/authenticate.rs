@@ -9,20 +9,40 @@
 //! verifications are never cached. Concurrent requests with the same key share ONE load and
 //! verification (the cache coalesces them), so a burst on a fresh key costs one argon2 run,
 //! not one per request.
+//!
+//! A key this instance has not verified yet is held to the failure budgets ([`failures`]):
+//! before its secret is verified, a slot is reserved in the client's budget for that key and in
+//! the key's own, and given back if the secret is right; an unknown prefix, or a revoked or
+//! expired key (refused without a verification), counts against the client. At most a few
+//! verifications are under way at once, and a client over its budget is looked up one
+//! request at a time ([`gate`]). Keys already verified never meet either.
+//!
+//! When the key's use is noted (a [`KeyUsageSink`], for the console's "last used"), each
+//! cached key notes it at most once per minute on this instance: one atomic compare on the
+//! request's path, and the sink does the writing elsewhere.
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
 use std::time::Duration;
 
 use moka::future::Cache;
 use shop_domain::Timestamp;
 use shop_domain::access::{AccessDenied, authorize};
-use shop_domain::api_key::{ApiKey, KeyPrefix, PresentedKey};
+use shop_domain::api_key::{ApiKey, KeyPrefix, KeyStatus, PresentedKey};
+use shop_domain::client_address::ClientAddress;
+use shop_domain::rate_limit::RateStatus;
 use shop_domain::scope::{Operation, ScopeSet};
 use shop_domain::shop::Shop;
 
 use crate::StoreError;
-use crate::port::{ApiKeyStore, Clock, HashError, SecretHasher};
+use crate::port::{ApiKeyStore, Clock, HashError, KeyUsageSink, SecretHasher};
+
+mod failures;
+mod gate;
+
+use crate::usecase::reserved_slots::ReservedSlots;
+pub use failures::{FailureBudgets, Throttle, ThrottledBy};
+use gate::{Admission, ClientGate};
 
 /// Who is calling: the key's shop and what the key may do.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -48,6 +68,10 @@ pub enum AuthError {
     Unauthorized(Rejection),
     #[error(transparent)]
     Denied(#[from] AccessDenied),
+    /// Refused before any verification: a failure budget is spent, or too many verifications
+    /// are under way. 429 with `Retry-After`.
+    #[error("too many failed authentications ({})", .0.by.as_str())]
+    Throttled(Throttle),
     #[error(transparent)]
     Store(#[from] StoreError),
     #[error(transparent)]
@@ -134,6 +158,23 @@ struct VerifiedKey {
     key: ApiKey,
     shop: Shop,
     loaded_at: Timestamp,
+    /// The last minute (epoch milliseconds) this instance noted the key's use, carried over
+    /// when the entry is re-read.
+    use_noted_minute: AtomicI64,
+}
+
+impl VerifiedKey {
+    /// The minute to note if the use at `now` is the first of it. Every request of a busy key
+    /// asks: a plain load answers all but the first of each minute, without writing the
+    /// shared cache line; the read-modify-write settles which of that minute's first requests
+    /// notes it.
+    fn first_use_of_minute(&self, now: Timestamp) -> Option<Timestamp> {
+        let minute = now.floor_to_minute();
+        let millis = minute.millis();
+        let first = self.use_noted_minute.load(Ordering::Relaxed) < millis
+            && self.use_noted_minute.fetch_max(millis, Ordering::Relaxed) < millis;
+        first.then_some(minute)
+    }
 }
 
 pub struct Authenticator {
@@ -145,6 +186,10 @@ pub struct Authenticator {
     verified: Cache<[u8; 32], Arc<VerifiedKey>>,
     verifications: AtomicU64,
     cache_hits: AtomicU64,
+    usage: Option<Arc<dyn KeyUsageSink>>,
+    failures: Option<Arc<FailureBudgets>>,
+    verification_gate: ClientGate,
+    lookup_gate: ClientGate,
 }
 
 impl Authenticator {
@@ -185,7 +230,40 @@ impl Authenticator {
                 .build(),
             verifications: AtomicU64::new(0),
             cache_hits: AtomicU64::new(0),
+            usage: None,
+            failures: None,
+            verification_gate: ClientGate::for_verifications(),
+            lookup_gate: ClientGate::for_lookups_over_budget(),
         }
+    }
+
+    /// Holds keys this instance has not verified to `budgets` (without: no limit).
+    pub fn limiting_failures(mut self, budgets: Arc<FailureBudgets>) -> Self {
+        self.failures = Some(budgets);
+        self
+    }
+
+    /// At most `gate`'s verifications under way at once, instead of
+    /// [`ClientGate::for_verifications`].
+    #[cfg(test)]
+    pub(crate) fn with_verification_gate(mut self, gate: ClientGate) -> Self {
+        self.verification_gate = gate;
+        self
+    }
+
+    /// Counts a failure that cost no verification (no key, a malformed one) against
+    /// `client`: `Err` when its budget was spent already.
+    pub async fn count_unverified_failure(&self, client: &ClientAddress) -> Result<(), Throttle> {
+        match &self.failures {
+            Some(budgets) => budgets.count_unverified_failure(client).await,
+            None => Ok(()),
+        }
+    }
+
+    /// Notes each key's use, at most once a minute per key, to `sink`.
+    pub fn noting_use(mut self, sink: Arc<dyn KeyUsageSink>) -> Self {
+        self.usage = Some(sink);
+        self
     }
 
     pub fn stats(&self) -> AuthStats {
@@ -211,7 +289,8 @@ impl Authenticator {
     /// state and the scopes are checked by [`Principal::authorize`].
     pub async fn identify(&self, token: &str) -> Result<Principal, AuthError> {
         let presented = DigestedKey::parse(token).map_err(AuthError::Unauthorized)?;
-        self.identify_key(&presented).await
+        self.identify_key(&presented, &ClientAddress::unknown())
+            .await
     }
 
     /// What this instance remembers of `presented`, for the price of one cache lookup and no
@@ -231,18 +310,46 @@ impl Authenticator {
         }
     }
 
-    /// [`Self::identify`] for a key already parsed and digested.
-    pub async fn identify_key(&self, presented: &DigestedKey) -> Result<Principal, AuthError> {
+    /// [`Self::identify`] for a key already parsed and digested, presented by `client` (whose
+    /// budgets a first verification is held to).
+    pub async fn identify_key(
+        &self,
+        presented: &DigestedKey,
+        client: &ClientAddress,
+    ) -> Result<Principal, AuthError> {
         let now = self.clock.now();
         let verified = match self.cached(presented, now).await {
             Cached::Fresh(entry) => entry,
             Cached::Stale(entry) => {
                 self.verified.invalidate(&presented.digest).await;
-                self.reload(presented, Some(entry), now).await?
+                self.reload(presented, Some(entry), client, now).await?
             }
-            Cached::Missing => self.reload(presented, None, now).await?,
+            Cached::Missing => {
+                let _lookup = self.admit_lookup(client).await?;
+                self.reload(presented, None, client, now).await?
+            }
         };
         self.usable_principal(presented, &verified, now).await
+    }
+
+    /// A client whose budget of failures is spent may still present a real key (another
+    /// integration behind the same NAT), so it is still looked up, but through the lookup
+    /// gate: one lookup at a time and a few a second; the rest is refused at once with its
+    /// budget's `Retry-After`. Anyone else passes freely.
+    async fn admit_lookup(
+        &self,
+        client: &ClientAddress,
+    ) -> Result<Option<Admission<'_>>, AuthError> {
+        let Some(budgets) = &self.failures else {
+            return Ok(None);
+        };
+        let Some(spent) = budgets.spent_by(client).await else {
+            return Ok(None);
+        };
+        match self.lookup_gate.admit(client, self.clock.now()) {
+            Some(admission) => Ok(Some(admission)),
+            None => Err(AuthError::Throttled(spent)),
+        }
     }
 
     /// The cache's entry for `presented`, fresh or not; a fresh one counts as a cache hit.
@@ -257,17 +364,19 @@ impl Authenticator {
         }
     }
 
-    /// Loads and verifies the key into the cache; concurrent callers share one run.
+    /// Loads and verifies the key into the cache; concurrent callers share one run (held to
+    /// the budgets of the client that started it).
     async fn reload(
         &self,
         presented: &DigestedKey,
         stale: Option<Arc<VerifiedKey>>,
+        client: &ClientAddress,
         now: Timestamp,
     ) -> Result<Arc<VerifiedKey>, AuthError> {
         self.verified
             .try_get_with(
                 presented.digest,
-                self.load_and_verify(&presented.key, stale, now),
+                self.load_and_verify(&presented.key, stale, client, now),
             )
             .await
             .map_err(unshare)
@@ -282,14 +391,14 @@ impl Authenticator {
         now: Timestamp,
     ) -> Result<Principal, AuthError> {
         let key = &verified.key;
-        if !key.is_usable_at(now) {
+        if let Some(rejection) = unusable_at(key, now) {
             self.verified.invalidate(&presented.digest).await;
-            let rejection = if key.revoked_at.is_some() {
-                Rejection::Revoked
-            } else {
-                Rejection::Expired
-            };
             return Err(AuthError::Unauthorized(rejection));
+        }
+        if let Some(usage) = &self.usage
+            && let Some(minute) = verified.first_use_of_minute(now)
+        {
+            usage.key_used(&key.prefix, minute);
         }
         Ok(Principal {
             shop: verified.shop.clone(),
@@ -305,32 +414,107 @@ impl Authenticator {
     }
 
     /// Reads the key and its shop; runs argon2 unless the stored hash is the one this exact
-    /// key was already verified against.
+    /// key was already verified against. An unknown prefix, and a key that is revoked or
+    /// expired (refused whatever its secret, so not verified), count against `client`.
     async fn load_and_verify(
         &self,
         presented: &PresentedKey,
         stale: Option<Arc<VerifiedKey>>,
+        client: &ClientAddress,
         now: Timestamp,
     ) -> Result<Arc<VerifiedKey>, AuthError> {
         let Some((key, shop)) = self.keys.find_key(presented.prefix()).await? else {
+            self.count_unverified_failure(client)
+                .await
+                .map_err(AuthError::Throttled)?;
             return Err(AuthError::Unauthorized(Rejection::UnknownKey));
         };
+        let noted = stale.as_ref().map_or(i64::MIN, |entry| {
+            entry.use_noted_minute.load(Ordering::Relaxed)
+        });
         let already_verified = stale.is_some_and(|entry| entry.key.secret_hash == key.secret_hash);
         if !already_verified {
-            self.verifications.fetch_add(1, Ordering::Relaxed);
-            if !self
-                .hasher
-                .verify(presented.secret(), &key.secret_hash)
-                .await?
-            {
-                return Err(AuthError::Unauthorized(Rejection::WrongSecret));
+            if let Some(rejection) = unusable_at(&key, now) {
+                self.count_unverified_failure(client)
+                    .await
+                    .map_err(AuthError::Throttled)?;
+                return Err(AuthError::Unauthorized(rejection));
             }
+            self.verify(presented, &key, client).await?;
         }
         Ok(Arc::new(VerifiedKey {
             key,
             shop,
             loaded_at: now,
+            use_noted_minute: AtomicI64::new(noted),
         }))
+    }
+}
+
+impl Authenticator {
+    /// One verification of a key this instance has not verified, held to the client's and the
+    /// key's failure budgets (slots given back if the secret is right) and to the gate.
+    async fn verify(
+        &self,
+        presented: &PresentedKey,
+        key: &ApiKey,
+        client: &ClientAddress,
+    ) -> Result<(), AuthError> {
+        let reserved = match &self.failures {
+            Some(budgets) => Some(
+                budgets
+                    .reserve_verification(client, &key.prefix)
+                    .await
+                    .map_err(AuthError::Throttled)?,
+            ),
+            None => None,
+        };
+        let Some(admission) = self.verification_gate.admit(client, self.clock.now()) else {
+            self.give_back(reserved).await;
+            return Err(AuthError::Throttled(Throttle {
+                by: ThrottledBy::Queue,
+                status: RateStatus {
+                    allowed: false,
+                    limit: 0,
+                    remaining: 0,
+                    // Verifications last tens of milliseconds: a place is free within a second.
+                    reset_after_millis: 1_000,
+                },
+            }));
+        };
+        self.verifications.fetch_add(1, Ordering::Relaxed);
+        let matched = self
+            .hasher
+            .verify(presented.secret(), &key.secret_hash)
+            .await;
+        drop(admission);
+        match matched {
+            Ok(true) => {
+                self.give_back(reserved).await;
+                Ok(())
+            }
+            // A failure: its slots stay taken.
+            Ok(false) => Err(AuthError::Unauthorized(Rejection::WrongSecret)),
+            Err(error) => {
+                self.give_back(reserved).await;
+                Err(error.into())
+            }
+        }
+    }
+
+    async fn give_back(&self, reserved: Option<ReservedSlots>) {
+        if let (Some(budgets), Some(reserved)) = (&self.failures, reserved) {
+            budgets.give_back(reserved).await;
+        }
+    }
+}
+
+/// Why a stored key is refused at `now`, if it is.
+fn unusable_at(key: &ApiKey, now: Timestamp) -> Option<Rejection> {
+    match key.status_at(now) {
+        KeyStatus::Active => None,
+        KeyStatus::Revoked => Some(Rejection::Revoked),
+        KeyStatus::Expired => Some(Rejection::Expired),
     }
 }
 
@@ -340,6 +524,7 @@ fn unshare(error: Arc<AuthError>) -> AuthError {
     Arc::try_unwrap(error).unwrap_or_else(|shared| match &*shared {
         AuthError::Unauthorized(rejection) => AuthError::Unauthorized(*rejection),
         AuthError::Denied(denied) => AuthError::Denied(*denied),
+        AuthError::Throttled(throttle) => AuthError::Throttled(*throttle),
         AuthError::Store(StoreError::Unavailable(_)) => {
             AuthError::Store(StoreError::Unavailable(shared.to_string().into()))
         }

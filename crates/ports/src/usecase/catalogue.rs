@@ -70,6 +70,7 @@ mod tests {
             is_default: n == 0,
             active: variant_active[n],
             order: n as i32,
+            tracked: true,
         };
         Product {
             id: ProductId::parse(id).unwrap(),

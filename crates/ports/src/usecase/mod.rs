@@ -7,21 +7,29 @@ pub mod import;
 pub mod keys;
 pub mod loyalty;
 pub mod orders;
+pub mod owner_sessions;
+pub mod owners;
 pub mod rate_limit;
 mod read_error;
+mod reserved_slots;
 pub mod seed;
 pub mod shops;
 pub mod stock;
 
 pub use authenticate::{
-    AuthError, AuthStats, Authenticator, DigestedKey, Principal, Recall, Rejection,
+    AuthError, AuthStats, Authenticator, DigestedKey, FailureBudgets, Principal, Recall, Rejection,
+    Throttle, ThrottledBy,
 };
 pub use catalogue::ProductCatalogue;
 pub use clients::ClientDirectory;
 pub use import::{ImportError, ImportShopData};
-pub use keys::{CreatedKey, KeyAdmin, KeyAdminError, NewKey};
+pub use keys::{
+    CreatedKey, KeyAdmin, KeyAdminError, KeyField, KeyListing, KeyProblem, NewKey, NewShopKey,
+};
 pub use loyalty::{LoyaltyOverview, LoyaltySummary};
 pub use orders::OrderHistory;
+pub use owner_sessions::{OwnerSessions, SignInError, SignInLimits, StartedSession};
+pub use owners::{OwnerAdmin, OwnerAdminError};
 pub use rate_limit::{RateLimiter, RateLimits};
 pub use read_error::ReadError;
 pub use seed::{BatchSource, SeedCounts, SeedError, SeedShop};

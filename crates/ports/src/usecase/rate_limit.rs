@@ -1,10 +1,7 @@
-//! Rate limiting (spec §8): per API key, a read and a write budget; per client address, a
-//! budget of failed authentications.
-//!
-//! Every request that presented a valid key is counted, whatever its outcome (a 403 or a 404
-//! included); a request refused with 429 is not. Failed authentications are counted per
-//! client address, so that guessing keys is slow and the argon2 work a flood can cause is
-//! bounded.
+//! Rate limiting (spec §8): per API key, a read and a write budget. Every request that
+//! presented a valid key is counted, whatever its outcome (a 403 or a 404 included); a request
+//! refused with 429 is not. The budgets of failed authentications are the authenticator's
+//! (`authenticate::failures`); their limits are set here with the others.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -18,7 +15,11 @@ use crate::port::{Clock, RateLimitStore};
 pub struct RateLimits {
     pub reads: RateBudget,
     pub writes: RateBudget,
+    /// Per client address: failed authentications that cost no verification, and, apart for
+    /// each existing key, its wrong secrets.
     pub auth_failures: RateBudget,
+    /// Per existing key, from every address together: its wrong secrets.
+    pub key_failures: RateBudget,
 }
 
 impl Default for RateLimits {
@@ -27,6 +28,7 @@ impl Default for RateLimits {
             reads: RateBudget::READS,
             writes: RateBudget::WRITES,
             auth_failures: RateBudget::AUTH_FAILURES,
+            key_failures: RateBudget::KEY_FAILURES,
         }
     }
 }
@@ -72,25 +74,6 @@ impl RateLimiter {
         self.or_open(result, budget)
     }
 
-    /// The failed-authentication budget of a client address, counting nothing.
-    pub async fn failures_allowed(&self, client: &str) -> RateStatus {
-        let budget = self.limits.auth_failures;
-        let result = self
-            .store
-            .peek(&failure_bucket(client), budget, self.clock.now())
-            .await;
-        self.or_open(result, budget)
-    }
-
-    pub async fn record_failure(&self, client: &str) {
-        let budget = self.limits.auth_failures;
-        let result = self
-            .store
-            .acquire(&failure_bucket(client), budget, self.clock.now())
-            .await;
-        self.or_open(result, budget);
-    }
-
     /// Fails open: a store that cannot answer must not take the API down with it. Stores that
     /// can (the Redis one) fall back to a per-instance window before it comes to this.
     fn or_open(
@@ -109,10 +92,6 @@ impl RateLimiter {
             }
         })
     }
-}
-
-fn failure_bucket(client: &str) -> String {
-    format!("ip:{client}:auth-failures")
 }
 
 #[cfg(test)]
@@ -156,26 +135,6 @@ mod tests {
         let key = KeyPrefix::parse("0a1b2c3d").unwrap();
         assert!(limiter.consume(&key, RequestClass::Read).await.allowed);
         assert!(!limiter.consume(&key, RequestClass::Write).await.allowed);
-    }
-
-    #[tokio::test]
-    async fn failures_are_peeked_then_counted_per_client_address() {
-        let mut store = MockRateLimitStore::new();
-        store
-            .expect_peek()
-            .withf(|bucket, budget, _| {
-                bucket == "ip:203.0.113.9:auth-failures" && budget.limit == 30
-            })
-            .times(1)
-            .returning(|_, _, _| Ok(status(true)));
-        store
-            .expect_acquire()
-            .withf(|bucket, _, _| bucket == "ip:203.0.113.9:auth-failures")
-            .times(1)
-            .returning(|_, _, _| Ok(status(true)));
-        let limiter = limiter(store);
-        assert!(limiter.failures_allowed("203.0.113.9").await.allowed);
-        limiter.record_failure("203.0.113.9").await;
     }
 
     #[tokio::test]

@@ -1,18 +1,20 @@
-//! `GET /stock`, `POST /stock/adjustments`, and the owner's movement list.
+//! `GET /stock`, `POST /stock/adjustments`, the owner's movement list, and the console's
+//! tracking switch and activity page.
 
 use std::sync::Arc;
 
-use shop_domain::id::{MovementId, ShopId, VariantId};
+use shop_domain::id::{MovementId, OwnerId, ShopId, TrackingSwitchId, VariantId};
 use shop_domain::pagination::Page;
 use shop_domain::stock::{
-    AdjustmentRequest, IDEMPOTENCY_RETENTION_MILLIS, IdempotencyKey, StockEntry, StockListQuery,
-    StockMovement, stock_cursor,
+    ActivityQuery, AdjustmentRequest, IDEMPOTENCY_RETENTION_MILLIS, IdempotencyKey, StockActivity,
+    StockEntry, StockListQuery, StockMovement, stock_cursor,
 };
 
 use super::{Principal, ReadError};
 use crate::StoreError;
 use crate::port::{
     AdjustmentCommand, AdjustmentOutcome, Clock, IdGenerator, IdempotencyClaim, StockRepository,
+    TrackingCommand, TrackingOutcome,
 };
 
 pub struct StockKeeper {
@@ -69,6 +71,39 @@ impl StockKeeper {
             idempotency,
         };
         self.repository.adjust_stock(&command).await
+    }
+
+    /// Switches a variant's stock tracking, as its shop's owner does in the console (spec §3:
+    /// tracking is switched "in the shop's dashboard, not through the API"). The stock and its
+    /// movements stay; the API follows at once.
+    pub async fn switch_tracking(
+        &self,
+        shop: &ShopId,
+        variant: &VariantId,
+        tracked: bool,
+        owner: &OwnerId,
+    ) -> Result<TrackingOutcome, StoreError> {
+        let command = TrackingCommand {
+            shop: shop.clone(),
+            switch_id: TrackingSwitchId::parse(self.ids.new_id()).map_err(StoreError::failure)?,
+            variant_id: variant.clone(),
+            tracked,
+            owner_id: owner.clone(),
+            at: self.clock.now(),
+        };
+        self.repository.switch_tracking(&command).await
+    }
+
+    /// A page of the shop's activity (API adjustments and tracking switches), newest first.
+    pub async fn activity(
+        &self,
+        shop: &ShopId,
+        query: &ActivityQuery,
+    ) -> Result<Page<StockActivity>, StoreError> {
+        let rows = self.repository.list_activity(shop, query).await?;
+        Ok(Page::from_overfetch(rows, query.limit, |line| {
+            line.position().cursor()
+        }))
     }
 
     pub async fn movements(

@@ -10,6 +10,8 @@
 
 \set one 1
 \set delta 1
+\set lowest -1000000000000 - :delta
+\set highest 1000000000000 - :delta
 SELECT :slug || '-p' || lpad((:client_id + 1)::text, 7, '0') AS product_id,
        :slug || '-p' || lpad((:client_id + 1)::text, 7, '0') || '-v0' AS variant_id,
        gen_random_uuid()::text AS movement_id,
@@ -17,11 +19,12 @@ SELECT :slug || '-p' || lpad((:client_id + 1)::text, 7, '0') AS product_id,
        'inventaire' AS reason
 \gset
 BEGIN;
--- (b) The shop's variant, its product and the product's track_stock.
-SELECT "products"."id", "products"."track_stock" FROM ("variants" INNER JOIN "products" ON (("products"."id" = "variants"."product_id") AND ("products"."shop_id" = "variants"."shop_id"))) WHERE (("variants"."shop_id" = :shop_id) AND ("variants"."id" = :variant_id)) LIMIT :one;
+-- (b) The shop's variant, its product, the variant's own track_stock and its stock (the
+-- new stock must stay within ±10^12).
+SELECT "products"."id", "variants"."track_stock", "variants"."stock" FROM ("variants" INNER JOIN "products" ON (("products"."id" = "variants"."product_id") AND ("products"."shop_id" = "variants"."shop_id"))) WHERE (("variants"."shop_id" = :shop_id) AND ("variants"."id" = :variant_id)) LIMIT :one;
 -- (c) The product's updated_at moves forward, then the relative stock update.
 UPDATE "products" SET "updated_at_ms" = :now_ms WHERE ((("products"."shop_id" = :shop_id) AND ("products"."id" = :product_id)) AND ("products"."updated_at_ms" < :now_ms));
-UPDATE "variants" SET "stock" = ("variants"."stock" + :delta) WHERE (("variants"."shop_id" = :shop_id) AND ("variants"."id" = :variant_id)) RETURNING "variants"."stock" \gset
+UPDATE "variants" SET "stock" = ("variants"."stock" + :delta) WHERE ((("variants"."shop_id" = :shop_id) AND ("variants"."id" = :variant_id)) AND ("variants"."stock" BETWEEN :lowest AND :highest)) RETURNING "variants"."stock" \gset
 \set new_stock :stock
 \set previous_stock :stock - :delta
 INSERT INTO "stock_movements" ("id", "shop_id", "variant_id", "product_id", "delta", "previous_stock", "new_stock", "reason", "api_key_prefix", "created_at_ms") VALUES (:movement_id, :shop_id, :variant_id, :product_id, :delta, :previous_stock, :new_stock, :reason, :key_prefix, :now_ms);

@@ -38,10 +38,10 @@ SELECT slug || '-p' || lpad(i::text, 7, '0'), shop_id, name, 'simple', ean, sku,
 FROM gen_products;
 
 INSERT INTO variants (id, shop_id, product_id, label, sku, barcode, swatch_color, price_cents,
-    stock, low_stock_threshold, is_default, active, position, search_text)
+    stock, low_stock_threshold, is_default, active, position, search_text, track_stock)
 SELECT slug || '-p' || lpad(i::text, 7, '0') || '-v0', shop_id, slug || '-p' || lpad(i::text, 7, '0'),
     'Taille unique', variant_sku, barcode, NULL, 1000 + i % 9000, i % 50, 5, true, true, 0,
-    lower(concat_ws(chr(10), name, ean, sku, variant_sku, barcode))
+    lower(concat_ws(chr(10), name, ean, sku, variant_sku, barcode)), true
 FROM gen_products;
 
 INSERT INTO clients (id, shop_id, name, display_name, phone, email, billing_company,

@@ -41,10 +41,10 @@ SELECT printf('%s-p%07d', slug, i), shop_id, name, 'simple', ean, sku, 1000 + i 
 FROM gen_products;
 
 INSERT INTO variants (id, shop_id, product_id, label, sku, barcode, swatch_color, price_cents,
-    stock, low_stock_threshold, is_default, active, position, search_text)
+    stock, low_stock_threshold, is_default, active, position, search_text, track_stock)
 SELECT printf('%s-p%07d-v0', slug, i), shop_id, printf('%s-p%07d', slug, i), 'Taille unique',
     variant_sku, barcode, NULL, 1000 + i % 9000, i % 50, 5, 1, 1, 0,
-    lower(name || char(10) || ean || char(10) || sku || char(10) || variant_sku || char(10) || barcode)
+    lower(name || char(10) || ean || char(10) || sku || char(10) || variant_sku || char(10) || barcode), 1
 FROM gen_products;
 
 INSERT INTO clients (id, shop_id, name, display_name, phone, email, billing_company,

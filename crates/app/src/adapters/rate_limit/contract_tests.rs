@@ -81,6 +81,8 @@ contract!(
     peek_counts_nothing,
     buckets_are_independent,
     concurrent_requests_never_take_more_than_the_limit,
+    a_released_slot_is_free_again_and_only_once,
+    concurrent_reservations_never_take_more_than_the_limit,
 );
 
 async fn the_120th_read_is_accepted_and_the_121st_refused(store: Store) {
@@ -272,6 +274,86 @@ async fn concurrent_requests_never_take_more_than_the_limit(store: Store) {
     assert_eq!(allowed, 120);
 }
 
+async fn a_released_slot_is_free_again_and_only_once(store: Store) {
+    let budget = RateBudget {
+        limit: 3,
+        window_millis: 60_000,
+    };
+    let bucket = "auth:ip:a:key:b";
+    let mut slots = Vec::new();
+    for t in 0..3 {
+        let reserved = store
+            .reserve(bucket, budget, at(t * 10))
+            .await
+            .expect("answers");
+        assert!(reserved.status.allowed);
+        slots.push(reserved.slot.expect("a counted request has a slot"));
+    }
+    let refused = store
+        .reserve(bucket, budget, at(40))
+        .await
+        .expect("answers");
+    assert!(!refused.status.allowed && refused.slot.is_none());
+    store.release(bucket, &slots[1]).await.expect("answers");
+    let again = store
+        .reserve(bucket, budget, at(50))
+        .await
+        .expect("answers");
+    assert!(again.status.allowed, "the given-back slot is free");
+    store.release(bucket, &slots[1]).await.expect("answers");
+    store
+        .release(bucket, &shop_ports::port::Slot::new("12345"))
+        .await
+        .expect("an unknown slot is ignored");
+    let still_full = store.peek(bucket, budget, at(60)).await.expect("answers");
+    assert!(
+        !still_full.allowed,
+        "a slot is given back once: {still_full:?}"
+    );
+}
+
+async fn concurrent_reservations_never_take_more_than_the_limit(store: Store) {
+    let budget = RateBudget {
+        limit: 30,
+        window_millis: 60_000,
+    };
+    let reserve_many = |count: usize| {
+        let store = store.clone();
+        async move {
+            let tasks: Vec<_> = (0..count)
+                .map(|_| {
+                    let store = store.clone();
+                    tokio::spawn(async move {
+                        store
+                            .reserve("auth:ip:a:key:b", budget, at(0))
+                            .await
+                            .expect("store answers")
+                            .slot
+                    })
+                })
+                .collect();
+            let mut slots = Vec::new();
+            for task in tasks {
+                slots.extend(task.await.expect("task finished"));
+            }
+            slots
+        }
+    };
+    let slots = reserve_many(1_000).await;
+    assert_eq!(slots.len(), 30, "exactly the budget, however many at once");
+    for slot in &slots {
+        store
+            .release("auth:ip:a:key:b", slot)
+            .await
+            .expect("answers");
+    }
+    assert_eq!(
+        reserve_many(100).await.len(),
+        30,
+        "every slot was given back"
+    );
+}
+
 /// Nothing listens on port 1.
 const CLOSED: &str = "redis://127.0.0.1:1";
 
@@ -322,6 +404,23 @@ async fn without_redis_the_fallback_still_limits_per_instance_and_counts() {
     assert!(store.peek("key:a:reads", budget, at(11)).await.is_ok());
     assert_eq!(store.fallbacks(), 5);
     assert!(store.is_degraded());
+    let reserved = store
+        .reserve("key:b:reads", budget, at(12))
+        .await
+        .expect("never fails");
+    let slot = reserved.slot.expect("counted locally");
+    store
+        .release("key:b:reads", &slot)
+        .await
+        .expect("given back locally");
+    assert_eq!(
+        store
+            .peek("key:b:reads", budget, at(13))
+            .await
+            .map(|s| s.remaining)
+            .ok(),
+        Some(3)
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -18,7 +18,7 @@ use std::time::Instant;
 use async_trait::async_trait;
 use shop_domain::Timestamp;
 use shop_domain::rate_limit::{RateBudget, RateStatus};
-use shop_ports::port::{RateLimitStore, RateStoreError};
+use shop_ports::port::{RateLimitStore, RateStoreError, Reservation, Slot};
 
 use super::{InMemoryRateStore, RedisRateStore};
 
@@ -68,33 +68,55 @@ impl FallbackRateStore {
         self.outage.down.load(Ordering::Relaxed)
     }
 
+    /// Asks Redis unless it is known to be down (then once a second), else the local
+    /// windows. A reserved slot says which of the two counted it (`r:` or `l:`), so that
+    /// it is given back where it was taken.
     async fn decide(
         &self,
         bucket: &str,
         budget: RateBudget,
         now: Timestamp,
         count_it: bool,
-    ) -> Result<RateStatus, RateStoreError> {
+    ) -> Result<Reservation, RateStoreError> {
         if self.outage.should_try() {
             let shared = if count_it {
-                self.primary.acquire(bucket, budget, now).await
+                self.primary.reserve(bucket, budget, now).await
             } else {
-                self.primary.peek(bucket, budget, now).await
+                self.primary
+                    .peek(bucket, budget, now)
+                    .await
+                    .map(|status| Reservation { status, slot: None })
             };
             match shared {
-                Ok(status) => {
+                Ok(reservation) => {
                     self.outage.ended(self.primary.address());
-                    return Ok(status);
+                    return Ok(tagged(reservation, SHARED));
                 }
                 Err(error) => self.outage.started(self.primary.address(), &error),
             }
         }
         self.fallbacks.fetch_add(1, Ordering::Relaxed);
         if count_it {
-            self.local.acquire(bucket, budget, now).await
+            Ok(tagged(
+                self.local.reserve(bucket, budget, now).await?,
+                LOCAL,
+            ))
         } else {
-            self.local.peek(bucket, budget, now).await
+            let status = self.local.peek(bucket, budget, now).await?;
+            Ok(Reservation { status, slot: None })
         }
+    }
+}
+
+const SHARED: &str = "r:";
+const LOCAL: &str = "l:";
+
+fn tagged(reservation: Reservation, tag: &str) -> Reservation {
+    Reservation {
+        status: reservation.status,
+        slot: reservation
+            .slot
+            .map(|slot| Slot::new(format!("{tag}{}", slot.as_str()))),
     }
 }
 
@@ -106,7 +128,28 @@ impl RateLimitStore for FallbackRateStore {
         budget: RateBudget,
         now: Timestamp,
     ) -> Result<RateStatus, RateStoreError> {
+        Ok(self.decide(bucket, budget, now, true).await?.status)
+    }
+
+    async fn reserve(
+        &self,
+        bucket: &str,
+        budget: RateBudget,
+        now: Timestamp,
+    ) -> Result<Reservation, RateStoreError> {
         self.decide(bucket, budget, now, true).await
+    }
+
+    /// A slot goes back to the store that counted it; one of Redis while Redis is down is
+    /// not given back (it leaves the window on its own).
+    async fn release(&self, bucket: &str, slot: &Slot) -> Result<(), RateStoreError> {
+        if let Some(id) = slot.as_str().strip_prefix(SHARED) {
+            self.primary.release(bucket, &Slot::new(id)).await
+        } else if let Some(id) = slot.as_str().strip_prefix(LOCAL) {
+            self.local.release(bucket, &Slot::new(id)).await
+        } else {
+            Ok(())
+        }
     }
 
     async fn peek(
@@ -115,11 +158,10 @@ impl RateLimitStore for FallbackRateStore {
         budget: RateBudget,
         now: Timestamp,
     ) -> Result<RateStatus, RateStoreError> {
-        self.decide(bucket, budget, now, false).await
+        Ok(self.decide(bucket, budget, now, false).await?.status)
     }
 }
 
-/// Whether Redis is down, and when it may be tried again; lock-free, shared by all workers.
 struct Outage {
     down: AtomicBool,
     origin: Instant,

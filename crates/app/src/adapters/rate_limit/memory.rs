@@ -14,8 +14,8 @@ use async_trait::async_trait;
 use moka::sync::Cache;
 use shop_domain::Timestamp;
 use shop_domain::rate_limit::{RateBudget, RateStatus, SlidingWindow};
-use shop_ports::port::{RateLimitStore, RateStoreError};
-use shop_ports::usecase::RateLimits;
+use shop_ports::port::{RateLimitStore, RateStoreError, Reservation, Slot};
+use shop_ports::usecase::{RateLimits, SignInLimits};
 
 /// Enough for every key and client address active within a minute on one instance; beyond
 /// it the least useful buckets are evicted (their requests then stop counting).
@@ -37,13 +37,21 @@ impl InMemoryRateStore {
         Self::with_capacity(longest_window, DEFAULT_CAPACITY)
     }
 
-    /// A store for `limits` (its idle timeout follows their longest window).
-    pub fn for_limits(limits: &RateLimits) -> Self {
-        let longest = [limits.reads, limits.writes, limits.auth_failures]
-            .iter()
-            .map(|budget| budget.window_millis)
-            .max()
-            .unwrap_or(0);
+    /// A store for the API's `limits` and the console's `sign_in` budgets (its idle timeout
+    /// follows their longest window).
+    pub fn for_limits(limits: &RateLimits, sign_in: &SignInLimits) -> Self {
+        let longest = [
+            limits.reads,
+            limits.writes,
+            limits.auth_failures,
+            limits.key_failures,
+            sign_in.per_email,
+            sign_in.per_address,
+        ]
+        .iter()
+        .map(|budget| budget.window_millis)
+        .max()
+        .unwrap_or(0);
         Self::new(Duration::from_millis(u64::try_from(longest).unwrap_or(0)))
     }
 
@@ -81,6 +89,28 @@ impl RateLimitStore for InMemoryRateStore {
         now: Timestamp,
     ) -> Result<RateStatus, RateStoreError> {
         Ok(lock(&self.window(bucket)).acquire(budget, now))
+    }
+
+    /// The slot is the instant it was counted at: releasing it takes one request of that
+    /// instant back.
+    async fn reserve(
+        &self,
+        bucket: &str,
+        budget: RateBudget,
+        now: Timestamp,
+    ) -> Result<Reservation, RateStoreError> {
+        let status = lock(&self.window(bucket)).acquire(budget, now);
+        Ok(Reservation {
+            status,
+            slot: status.allowed.then(|| Slot::new(now.millis().to_string())),
+        })
+    }
+
+    async fn release(&self, bucket: &str, slot: &Slot) -> Result<(), RateStoreError> {
+        if let (Some(window), Ok(at)) = (self.windows.get(bucket), slot.as_str().parse::<i64>()) {
+            lock(&window).release(at);
+        }
+        Ok(())
     }
 
     async fn peek(

@@ -14,10 +14,10 @@ use std::time::Duration;
 
 use async_trait::async_trait;
 use deadpool_redis::redis::{self, AsyncConnectionConfig, IntoConnectionInfo};
-use deadpool_redis::{Manager, Pool, Runtime};
+use deadpool_redis::{Connection, Manager, Pool, Runtime};
 use shop_domain::Timestamp;
 use shop_domain::rate_limit::{RateBudget, RateStatus};
-use shop_ports::port::{RateLimitStore, RateStoreError};
+use shop_ports::port::{RateLimitStore, RateStoreError, Reservation, Slot};
 
 /// Keys are `<prefix><bucket>`; the prefix lets deployments and tests share one Redis.
 pub const DEFAULT_KEY_PREFIX: &str = "shop-api:rl:";
@@ -121,50 +121,44 @@ impl RedisRateStore {
 
     /// Connects and loads the script, within `within`: whether Redis answers now.
     pub async fn check(&self, within: Duration) -> Result<(), RateStoreError> {
-        let call = async {
-            let mut connection = self.pool.get().await.map_err(store_error)?;
+        self.call(within, async |connection| {
             self.script
                 .prepare_invoke()
-                .load_async(&mut connection)
+                .load_async(connection)
                 .await
-                .map_err(store_error)?;
-            Ok(())
-        };
-        tokio::time::timeout(within, call)
-            .await
-            .map_err(|_| store_error(TimedOut(within)))?
+                .map(drop)
+        })
+        .await
     }
 
+    /// The script's decision; with `count_it`, the member it added when it allowed the
+    /// request (the slot to remove to give it back).
     async fn run(
         &self,
         bucket: &str,
         budget: RateBudget,
         now: Timestamp,
         count_it: bool,
-    ) -> Result<RateStatus, RateStoreError> {
+    ) -> Result<Reservation, RateStoreError> {
+        let member = if count_it {
+            self.member(now)
+        } else {
+            String::new()
+        };
         let mut invocation = self.script.prepare_invoke();
         invocation
-            .key(format!("{}{bucket}", self.key_prefix))
+            .key(self.key(bucket))
             .arg(now.millis())
             .arg(budget.window_millis)
             .arg(budget.limit)
             .arg(u8::from(count_it))
-            .arg(if count_it {
-                self.member(now)
-            } else {
-                String::new()
-            });
-        let call = async {
-            let mut connection = self.pool.get().await.map_err(store_error)?;
-            invocation
-                .invoke_async::<(i64, i64, i64)>(&mut connection)
-                .await
-                .map_err(store_error)
-        };
-        let (allowed, count, oldest) = tokio::time::timeout(self.timeout, call)
-            .await
-            .map_err(|_| store_error(TimedOut(self.timeout)))??;
-        Ok(RateStatus {
+            .arg(&member);
+        let (allowed, count, oldest) = self
+            .call(self.timeout, async |connection| {
+                invocation.invoke_async::<(i64, i64, i64)>(connection).await
+            })
+            .await?;
+        let status = RateStatus {
             allowed: allowed == 1,
             limit: budget.limit,
             remaining: budget
@@ -175,7 +169,32 @@ impl RedisRateStore {
             } else {
                 0
             },
+        };
+        Ok(Reservation {
+            status,
+            slot: (count_it && status.allowed).then(|| Slot::new(member)),
         })
+    }
+
+    /// `command` on a connection of the pool, checkout included, within `within`; its
+    /// errors and the timeout as `RateStoreError`.
+    async fn call<T>(
+        &self,
+        within: Duration,
+        command: impl AsyncFnOnce(&mut Connection) -> redis::RedisResult<T>,
+    ) -> Result<T, RateStoreError> {
+        let call = async {
+            let mut connection = self.pool.get().await.map_err(store_error)?;
+            command(&mut connection).await.map_err(store_error)
+        };
+        tokio::time::timeout(within, call)
+            .await
+            .map_err(|_| store_error(TimedOut(within)))?
+    }
+
+    /// The sorted set of `bucket`.
+    fn key(&self, bucket: &str) -> String {
+        format!("{}{bucket}", self.key_prefix)
     }
 
     fn member(&self, now: Timestamp) -> String {
@@ -196,7 +215,29 @@ impl RateLimitStore for RedisRateStore {
         budget: RateBudget,
         now: Timestamp,
     ) -> Result<RateStatus, RateStoreError> {
+        Ok(self.run(bucket, budget, now, true).await?.status)
+    }
+
+    async fn reserve(
+        &self,
+        bucket: &str,
+        budget: RateBudget,
+        now: Timestamp,
+    ) -> Result<Reservation, RateStoreError> {
         self.run(bucket, budget, now, true).await
+    }
+
+    async fn release(&self, bucket: &str, slot: &Slot) -> Result<(), RateStoreError> {
+        let key = self.key(bucket);
+        self.call(self.timeout, async |connection| {
+            redis::cmd("ZREM")
+                .arg(&key)
+                .arg(slot.as_str())
+                .query_async::<i64>(connection)
+                .await
+        })
+        .await?;
+        Ok(())
     }
 
     async fn peek(
@@ -205,6 +246,6 @@ impl RateLimitStore for RedisRateStore {
         budget: RateBudget,
         now: Timestamp,
     ) -> Result<RateStatus, RateStoreError> {
-        self.run(bucket, budget, now, false).await
+        Ok(self.run(bucket, budget, now, false).await?.status)
     }
 }

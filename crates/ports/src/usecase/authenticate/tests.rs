@@ -2,7 +2,9 @@ use std::sync::atomic::AtomicI64;
 use std::sync::{Arc, Mutex};
 
 use shop_domain::api_key::KeySecret;
+use shop_domain::client_address::ClientAddress;
 use shop_domain::id::ShopId;
+use shop_domain::rate_limit::RateBudget;
 use shop_domain::scope::Scope;
 use shop_domain::shop::{ShopSlug, SubscriptionStatus};
 
@@ -28,6 +30,7 @@ fn stored_key() -> ApiKey {
         created_at: Timestamp::from_millis(0),
         expires_at: None,
         revoked_at: None,
+        last_used_at: None,
     }
 }
 
@@ -133,6 +136,41 @@ async fn a_verified_key_does_not_run_argon2_again() {
             argon2_verifications: 1,
             cache_hits: 4
         }
+    );
+}
+
+/// Records every note of use, as (prefix, instant).
+#[derive(Default)]
+struct NotedUses(Mutex<Vec<(String, i64)>>);
+
+impl KeyUsageSink for NotedUses {
+    fn key_used(&self, prefix: &KeyPrefix, at: Timestamp) {
+        self.0
+            .lock()
+            .unwrap()
+            .push((prefix.to_string(), at.millis()));
+    }
+}
+
+#[tokio::test]
+async fn a_key_use_is_noted_once_a_minute_to_the_minute_across_rereads() {
+    let harness = Harness::new();
+    let noted = Arc::new(NotedUses::default());
+    let auth = harness
+        .authenticator(4, 1)
+        .noting_use(noted.clone() as Arc<dyn KeyUsageSink>);
+    // At 1 s, 6.5 s and 12 s (re-reads after the first, never argon2 again), then at 61 s.
+    for step in [0, 5_500, 5_500, 49_000] {
+        harness.advance(step);
+        auth.authenticate(&presented().reveal(), Operation::Me)
+            .await
+            .unwrap();
+    }
+    let prefix = presented().prefix().to_string();
+    assert_eq!(
+        *noted.0.lock().unwrap(),
+        [(prefix.clone(), 0), (prefix, 60_000)],
+        "the first use of each minute, floored to the minute"
     );
 }
 
@@ -291,26 +329,33 @@ impl SecretHasher for SlowHasher {
     }
 }
 
-/// An authenticator over the usual stored key and a slow counting hasher, shareable by tasks.
-fn slow_authenticator() -> (Arc<Authenticator>, Arc<SlowHasher>) {
-    let harness = Harness::new();
-    let mut keys = MockApiKeyStore::new();
-    let row = Arc::clone(&harness.row);
-    keys.expect_find_key()
-        .returning(move |_| Ok(row.lock().unwrap().clone()));
+/// A clock that always says 1 s past the epoch.
+fn fixed_clock() -> Arc<MockClock> {
     let mut clock = MockClock::new();
     clock
         .expect_now()
         .return_const(Timestamp::from_millis(1_000));
+    Arc::new(clock)
+}
+
+/// An authenticator over the harness's stored key and a slow counting hasher, before it is
+/// shared by tasks.
+fn slow_authenticator_of(harness: &Harness) -> (Authenticator, Arc<SlowHasher>) {
+    let mut keys = MockApiKeyStore::new();
+    let row = Arc::clone(&harness.row);
+    keys.expect_find_key()
+        .returning(move |_| Ok(row.lock().unwrap().clone()));
     let hasher = Arc::new(SlowHasher {
         runs: std::sync::atomic::AtomicUsize::new(0),
     });
-    let auth = Arc::new(Authenticator::new(
-        Arc::new(keys),
-        hasher.clone(),
-        Arc::new(clock),
-    ));
+    let auth = Authenticator::new(Arc::new(keys), hasher.clone(), fixed_clock());
     (auth, hasher)
+}
+
+/// [`slow_authenticator_of`] the usual stored key, shareable by tasks.
+fn slow_authenticator() -> (Arc<Authenticator>, Arc<SlowHasher>) {
+    let (auth, hasher) = slow_authenticator_of(&Harness::new());
+    (Arc::new(auth), hasher)
 }
 
 #[tokio::test]
@@ -378,7 +423,9 @@ async fn recall_knows_a_key_only_once_verified_and_for_the_freshness_delay() {
         Ok(Recall::Unknown)
     ));
 
-    auth.identify_key(&digested()).await.unwrap();
+    auth.identify_key(&digested(), &ClientAddress::unknown())
+        .await
+        .unwrap();
     harness.advance(4_999);
     let Ok(Recall::Fresh(principal)) = auth.recall(&digested()).await else {
         panic!("a key verified 4,999 ms ago is recalled without a store read");
@@ -395,7 +442,9 @@ async fn recall_refuses_a_key_that_expired_while_cached_and_forgets_it() {
     let harness = Harness::new();
     harness.update(|key, _| key.expires_at = Some(Timestamp::from_millis(1_500)));
     let auth = harness.authenticator(1, 1);
-    auth.identify_key(&digested()).await.unwrap();
+    auth.identify_key(&digested(), &ClientAddress::unknown())
+        .await
+        .unwrap();
     harness.advance(500);
     assert!(matches!(
         auth.recall(&digested()).await,
@@ -415,4 +464,198 @@ fn a_token_that_is_not_a_key_is_malformed() {
             "{token}"
         );
     }
+}
+
+/// An authenticator over the harness's stored key and the slow counting hasher, held to
+/// budgets of `per_client` failures per client and key on the domain's windows, behind `gate`.
+fn budgeted_authenticator(
+    harness: &Harness,
+    per_client: u32,
+    gate: ClientGate,
+) -> (Arc<Authenticator>, Arc<SlowHasher>) {
+    let budgets = FailureBudgets::new(
+        Arc::new(crate::port::mock_on_real_windows()),
+        fixed_clock(),
+        RateBudget {
+            limit: per_client,
+            window_millis: 60_000,
+        },
+        RateBudget::KEY_FAILURES,
+    );
+    let (auth, hasher) = slow_authenticator_of(harness);
+    let auth = auth
+        .limiting_failures(Arc::new(budgets))
+        .with_verification_gate(gate);
+    (Arc::new(auth), hasher)
+}
+
+/// `count` concurrent requests from `client`, each with a distinct wrong secret.
+fn wrong_secret_burst(
+    auth: &Arc<Authenticator>,
+    client: &ClientAddress,
+    count: u8,
+) -> Vec<tokio::task::JoinHandle<Result<Principal, AuthError>>> {
+    (0..count)
+        .map(|n| {
+            let (auth, client) = (Arc::clone(auth), client.clone());
+            tokio::spawn(async move {
+                let key = DigestedKey::parse(&wrong_secret(n + 10)).unwrap();
+                auth.identify_key(&key, &client).await
+            })
+        })
+        .collect()
+}
+
+fn wrong_secret(n: u8) -> String {
+    PresentedKey::new(
+        presented().prefix().clone(),
+        KeySecret::from_random_bytes([n; 32]),
+    )
+    .reveal()
+}
+
+#[tokio::test]
+async fn a_concurrent_burst_of_distinct_wrong_secrets_runs_exactly_the_budget() {
+    let (auth, hasher) = budgeted_authenticator(&Harness::new(), 3, ClientGate::new(1_000, 1_000));
+    let client = ClientAddress::of("203.0.113.9".parse().unwrap());
+    let burst = wrong_secret_burst(&auth, &client, 50);
+    let mut throttled = 0;
+    for request in burst {
+        match request.await.unwrap() {
+            Err(AuthError::Throttled(throttle)) => {
+                assert_eq!(throttle.by, ThrottledBy::Client);
+                throttled += 1;
+            }
+            Err(AuthError::Unauthorized(Rejection::WrongSecret)) => {}
+            other => panic!("{other:?}"),
+        }
+    }
+    assert_eq!(
+        hasher.runs.load(Ordering::SeqCst),
+        3,
+        "reserved before verifying"
+    );
+    assert_eq!(throttled, 47);
+    // The right secret from the same address meets the same spent budget for that key.
+    let right = DigestedKey::parse(&presented().reveal()).unwrap();
+    assert!(matches!(
+        auth.identify_key(&right, &client).await,
+        Err(AuthError::Throttled(_))
+    ));
+    // From another address it is verified, and its slots given back.
+    let elsewhere = ClientAddress::of("198.51.100.1".parse().unwrap());
+    assert!(auth.identify_key(&right, &elsewhere).await.is_ok());
+}
+
+#[tokio::test]
+async fn verifications_beyond_the_gate_are_refused_at_once() {
+    let (auth, hasher) = budgeted_authenticator(&Harness::new(), 100, ClientGate::new(2, 1));
+    let flooder = ClientAddress::of("203.0.113.9".parse().unwrap());
+    let burst = wrong_secret_burst(&auth, &flooder, 5);
+    // Meanwhile a quiet client's valid key, verified for the first time, gets the other place.
+    tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    let quiet = ClientAddress::of("198.51.100.1".parse().unwrap());
+    let right = DigestedKey::parse(&presented().reveal()).unwrap();
+    assert!(auth.identify_key(&right, &quiet).await.is_ok());
+    let mut queued_out = 0;
+    for request in burst {
+        if let Err(AuthError::Throttled(throttle)) = request.await.unwrap() {
+            assert_eq!(throttle.by, ThrottledBy::Queue);
+            assert_eq!(throttle.status.retry_after_seconds(), 1);
+            queued_out += 1;
+        }
+    }
+    assert_eq!(queued_out, 4, "one place per client");
+    assert_eq!(hasher.runs.load(Ordering::SeqCst), 2);
+}
+
+#[tokio::test]
+async fn a_revoked_key_is_refused_without_a_verification_and_counted() {
+    let harness = Harness::new();
+    harness.update(|key, _| key.revoked_at = Some(Timestamp::from_millis(10)));
+    let (auth, hasher) = budgeted_authenticator(&harness, 1, ClientGate::for_verifications());
+    let client = ClientAddress::of("203.0.113.9".parse().unwrap());
+    let right = DigestedKey::parse(&presented().reveal()).unwrap();
+    assert!(matches!(
+        auth.identify_key(&right, &client).await,
+        Err(AuthError::Unauthorized(Rejection::Revoked))
+    ));
+    assert!(matches!(
+        auth.identify_key(&right, &client).await,
+        Err(AuthError::Throttled(_))
+    ));
+    assert_eq!(hasher.runs.load(Ordering::SeqCst), 0, "never verified");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_client_over_its_budget_is_looked_up_one_request_at_a_time() {
+    use std::sync::atomic::AtomicUsize;
+
+    let lookups = Arc::new(AtomicUsize::new(0));
+    let counted = Arc::clone(&lookups);
+    let mut keys = MockApiKeyStore::new();
+    keys.expect_find_key().returning(move |prefix| {
+        counted.fetch_add(1, Ordering::SeqCst);
+        // A store busy long enough for the whole burst to arrive while one lookup is under way.
+        std::thread::sleep(std::time::Duration::from_millis(50));
+        Ok((prefix == presented().prefix()).then(|| (stored_key(), shop())))
+    });
+    let mut hasher = MockSecretHasher::new();
+    hasher.expect_verify().returning(|_, _| Ok(true));
+    let one_a_minute = RateBudget {
+        limit: 1,
+        window_millis: 60_000,
+    };
+    let budgets = FailureBudgets::new(
+        Arc::new(crate::port::mock_on_real_windows()),
+        fixed_clock(),
+        one_a_minute,
+        RateBudget::KEY_FAILURES,
+    );
+    let auth = Arc::new(
+        Authenticator::new(Arc::new(keys), Arc::new(hasher), fixed_clock())
+            .limiting_failures(Arc::new(budgets)),
+    );
+    let unknown = |n: u8| {
+        let key = PresentedKey::new(
+            KeyPrefix::from_random_bytes([9, 9, 9, n]),
+            KeySecret::from_random_bytes([n; 32]),
+        );
+        DigestedKey::parse(&key.reveal()).unwrap()
+    };
+    let flooder = ClientAddress::of("203.0.113.9".parse().unwrap());
+    assert!(matches!(
+        auth.identify_key(&unknown(0), &flooder).await,
+        Err(AuthError::Unauthorized(Rejection::UnknownKey))
+    ));
+
+    let burst: Vec<_> = (1..=10u8)
+        .map(|n| {
+            let (auth, flooder) = (Arc::clone(&auth), flooder.clone());
+            tokio::spawn(async move { auth.identify_key(&unknown(n), &flooder).await })
+        })
+        .collect();
+    for request in burst {
+        match request.await.unwrap() {
+            Err(AuthError::Throttled(throttle)) => {
+                assert_eq!(throttle.by, ThrottledBy::Client);
+                assert!(
+                    throttle.status.retry_after_seconds() > 1,
+                    "the budget's wait"
+                );
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+    assert_eq!(
+        lookups.load(Ordering::SeqCst),
+        2,
+        "one lookup under way at a time"
+    );
+
+    // Another integration behind the same address still gets its real key through.
+    let right = DigestedKey::parse(&presented().reveal()).unwrap();
+    let result = auth.identify_key(&right, &flooder).await;
+    assert!(result.is_ok(), "{result:?}");
+    assert_eq!(lookups.load(Ordering::SeqCst), 3);
 }

@@ -1,0 +1,169 @@
+//! Every way a console request can fail, and the one page that shows it.
+//!
+//! The page says what the owner can do about it, never why it happened inside: a store or
+//! hashing failure is shown as "something went wrong", and its cause (the error's `Display`)
+//! is written to the log by the server's 5xx log line, with the request's id.
+
+use actix_web::http::StatusCode;
+use actix_web::http::header::{self, HeaderValue};
+use actix_web::{HttpResponse, ResponseError};
+use askama::Template;
+use shop_ports::port::HashError;
+use shop_ports::usecase::{KeyAdminError, ReadError};
+use shop_ports::{StoreError, error_chain};
+
+use crate::routes::LOGIN_PATH;
+use crate::view::html;
+
+#[derive(Debug, thiserror::Error)]
+pub enum ConsoleError {
+    /// No live session: to the sign-in page.
+    #[error("sign-in required")]
+    SignInRequired,
+    /// A state-changing request from another site, or without the session's token.
+    #[error("refused: not a request of this console's forms")]
+    Forbidden,
+    #[error("no such page")]
+    NotFound,
+    #[error("method not allowed")]
+    MethodNotAllowed,
+    /// A request this console's own pages never make (a garbled cursor, a form field that
+    /// cannot be read); the message is ours, for the owner.
+    #[error("bad request: {0}")]
+    BadRequest(&'static str),
+    #[error("form too large")]
+    PayloadTooLarge,
+    #[error("not a form")]
+    UnsupportedMediaType,
+    /// The database could not be reached in time.
+    #[error("the database is unavailable")]
+    Unavailable,
+    /// Anything else; the cause goes to the log only.
+    #[error("internal error: {0}")]
+    Internal(String),
+}
+
+impl ConsoleError {
+    /// A cursor the console did not make, or one for another list.
+    pub const STALE_LINK: Self =
+        Self::BadRequest("This page link is out of date: start again from the first page.");
+}
+
+impl From<StoreError> for ConsoleError {
+    fn from(error: StoreError) -> Self {
+        match error {
+            StoreError::Unavailable(_) => Self::Unavailable,
+            other => Self::Internal(error_chain(&other)),
+        }
+    }
+}
+
+/// Another shop's key is as unknown as a missing one: 404 either way.
+impl From<KeyAdminError> for ConsoleError {
+    fn from(error: KeyAdminError) -> Self {
+        match error {
+            KeyAdminError::UnknownKey(_) => Self::NotFound,
+            KeyAdminError::Store(error) => error.into(),
+            other => Self::Internal(error_chain(&other)),
+        }
+    }
+}
+
+impl From<ReadError> for ConsoleError {
+    fn from(error: ReadError) -> Self {
+        match error {
+            ReadError::NotFound => Self::NotFound,
+            ReadError::Store(error) => error.into(),
+        }
+    }
+}
+
+impl From<HashError> for ConsoleError {
+    fn from(error: HashError) -> Self {
+        Self::Internal(error_chain(&error))
+    }
+}
+
+#[derive(Template)]
+#[template(path = "error.html")]
+struct ErrorPage {
+    title: &'static str,
+    message: &'static str,
+    signed_in_hint: bool,
+}
+
+impl ConsoleError {
+    fn page(&self) -> ErrorPage {
+        let (title, message) = match self {
+            Self::SignInRequired => ("Sign in", "Please sign in to continue."),
+            Self::Forbidden => (
+                "This form has expired",
+                "The request did not come from a page of this console, or the page was open \
+                 for too long. Go back, reload the page and try again.",
+            ),
+            Self::NotFound => (
+                "Page not found",
+                "There is nothing here. It may have been removed, or the address is mistyped.",
+            ),
+            Self::MethodNotAllowed => (
+                "Not allowed",
+                "This page cannot be used this way. Use the links and buttons of the console.",
+            ),
+            Self::BadRequest(message) => ("This request cannot be read", *message),
+            Self::PayloadTooLarge => (
+                "Too much data",
+                "The form sent more data than any page of this console does.",
+            ),
+            Self::UnsupportedMediaType => (
+                "Not a form",
+                "This page only accepts the console's own forms.",
+            ),
+            Self::Unavailable => (
+                "Temporarily unavailable",
+                "The service cannot reach its database right now. Try again in a moment.",
+            ),
+            Self::Internal(_) => (
+                "Something went wrong",
+                "The request could not be completed. Try again; if it keeps failing, contact \
+                 support.",
+            ),
+        };
+        ErrorPage {
+            title,
+            message,
+            signed_in_hint: matches!(self, Self::NotFound | Self::MethodNotAllowed),
+        }
+    }
+}
+
+impl ResponseError for ConsoleError {
+    fn status_code(&self) -> StatusCode {
+        match self {
+            Self::SignInRequired => StatusCode::SEE_OTHER,
+            Self::Forbidden => StatusCode::FORBIDDEN,
+            Self::NotFound => StatusCode::NOT_FOUND,
+            Self::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
+            Self::BadRequest(_) => StatusCode::BAD_REQUEST,
+            Self::PayloadTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
+            Self::UnsupportedMediaType => StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            Self::Unavailable => StatusCode::SERVICE_UNAVAILABLE,
+            Self::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
+        }
+    }
+
+    fn error_response(&self) -> HttpResponse {
+        match self {
+            Self::SignInRequired => HttpResponse::SeeOther()
+                .insert_header((header::LOCATION, LOGIN_PATH))
+                .finish(),
+            Self::Unavailable => {
+                let mut response = html(self.status_code(), &self.page());
+                response
+                    .headers_mut()
+                    .insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
+                response
+            }
+            _ => html(self.status_code(), &self.page()),
+        }
+    }
+}

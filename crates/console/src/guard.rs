@@ -1,0 +1,122 @@
+//! The console's two guards, as extractors: a handler that takes [`SignedInOwner`] only runs
+//! for a live session, and one that takes [`CheckedForm`] only for a state-changing request
+//! that is also same-origin and carries the session's anti-CSRF token. Checks happen here
+//! once, not in each handler.
+//!
+//! Order for a form: the session (without one, 303 to the sign-in page), where the request
+//! comes from (403), the body (415, 413), then the token (403). Nothing is changed by a
+//! refused request: handlers never run.
+
+use std::future::Future;
+use std::pin::Pin;
+
+use actix_web::dev::Payload;
+use actix_web::{FromRequest, HttpRequest, web};
+use shop_domain::owner_session::SessionToken;
+use shop_ports::port::SignedIn;
+
+use crate::ConsoleState;
+use crate::cookies;
+use crate::error::ConsoleError;
+use crate::form::Form;
+use crate::origin::{Provenance, provenance};
+
+type Extracted<T> = Pin<Box<dyn Future<Output = Result<T, ConsoleError>>>>;
+
+/// The console's state, mounted with its routes.
+pub fn state(request: &HttpRequest) -> Result<web::Data<ConsoleState>, ConsoleError> {
+    request
+        .app_data::<web::Data<ConsoleState>>()
+        .cloned()
+        .ok_or_else(|| ConsoleError::Internal("the console's state is not mounted".into()))
+}
+
+/// The owner of the request's live session.
+pub struct SignedInOwner {
+    pub signed_in: SignedIn,
+    /// The session's id, to end it at sign-out.
+    pub token: SessionToken,
+}
+
+impl SignedInOwner {
+    async fn of(request: &HttpRequest) -> Result<Self, ConsoleError> {
+        let state = state(request)?;
+        let token = cookies::session_token(request).ok_or(ConsoleError::SignInRequired)?;
+        match state.sessions.resolve(&token).await? {
+            Some(signed_in) => Ok(Self { signed_in, token }),
+            None => Err(ConsoleError::SignInRequired),
+        }
+    }
+}
+
+impl FromRequest for SignedInOwner {
+    type Error = ConsoleError;
+    type Future = Extracted<Self>;
+
+    fn from_request(request: &HttpRequest, _: &mut Payload) -> Self::Future {
+        let request = request.clone();
+        Box::pin(async move { Self::of(&request).await })
+    }
+}
+
+/// A state-changing request of a signed-in owner: same-origin, its form read, its
+/// `csrf_token` the session's own.
+pub struct CheckedForm {
+    pub owner: SignedInOwner,
+    pub form: Form,
+}
+
+impl FromRequest for CheckedForm {
+    type Error = ConsoleError;
+    type Future = Extracted<Self>;
+
+    fn from_request(request: &HttpRequest, payload: &mut Payload) -> Self::Future {
+        let request = request.clone();
+        let mut payload = payload.take();
+        Box::pin(async move {
+            let owner = SignedInOwner::of(&request).await?;
+            let form = read_form(&request, &mut payload, |from| {
+                from == Provenance::SameOrigin
+            })
+            .await?;
+            let submitted = form.value("csrf_token").unwrap_or_default();
+            if !owner.signed_in.session.csrf.matches(submitted) {
+                return Err(ConsoleError::Forbidden);
+            }
+            Ok(Self { owner, form })
+        })
+    }
+}
+
+/// The sign-in form, which has no session to hold a token yet: a browser saying it comes
+/// from another site is refused (no login CSRF); a program that says nothing is let through,
+/// as the e-mail and password are its proof.
+pub struct SignInForm(pub Form);
+
+impl FromRequest for SignInForm {
+    type Error = ConsoleError;
+    type Future = Extracted<Self>;
+
+    fn from_request(request: &HttpRequest, payload: &mut Payload) -> Self::Future {
+        let request = request.clone();
+        let mut payload = payload.take();
+        Box::pin(async move {
+            let form =
+                read_form(&request, &mut payload, |from| from != Provenance::CrossSite).await?;
+            Ok(Self(form))
+        })
+    }
+}
+
+/// The request's form, if `allow` lets a request from where it comes from in (403
+/// otherwise, before the body is read).
+async fn read_form(
+    request: &HttpRequest,
+    payload: &mut Payload,
+    allow: fn(Provenance) -> bool,
+) -> Result<Form, ConsoleError> {
+    if !allow(provenance(request)) {
+        return Err(ConsoleError::Forbidden);
+    }
+    Form::read(request, payload).await
+}

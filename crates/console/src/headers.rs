@@ -1,0 +1,43 @@
+//! The security headers of every console response, its error pages and redirects included.
+//!
+//! The policy allows only the console's own stylesheet and script (no inline script or
+//! style, so an injected tag cannot run), forms that post back to the console only, no
+//! framing (clickjacking), no MIME sniffing and no `Referer` leaving the page (its URL may
+//! hold a search or a cursor). Pages are `no-store`: they show a shop's keys and stock, and
+//! the page that shows a new key must never come back from a cache or the back button.
+//! The stylesheet and script set their own caching.
+
+use actix_web::Error;
+use actix_web::body::MessageBody;
+use actix_web::dev::{ServiceRequest, ServiceResponse};
+use actix_web::http::header::{self, HeaderName, HeaderValue};
+use actix_web::middleware::Next;
+
+pub const CONTENT_SECURITY_POLICY: &str = "default-src 'self'; script-src 'self'; \
+     style-src 'self'; img-src 'self' data:; connect-src 'self'; form-action 'self'; \
+     frame-ancestors 'none'; base-uri 'none'; object-src 'none'";
+
+pub async fn secure(
+    request: ServiceRequest,
+    next: Next<impl MessageBody + 'static>,
+) -> Result<ServiceResponse<impl MessageBody>, Error> {
+    let mut response = next.call(request).await?;
+    let headers = response.headers_mut();
+    let fixed: [(HeaderName, &'static str); 5] = [
+        (header::CONTENT_SECURITY_POLICY, CONTENT_SECURITY_POLICY),
+        (header::X_CONTENT_TYPE_OPTIONS, "nosniff"),
+        (header::REFERRER_POLICY, "no-referrer"),
+        (header::X_FRAME_OPTIONS, "DENY"),
+        (
+            HeaderName::from_static("cross-origin-opener-policy"),
+            "same-origin",
+        ),
+    ];
+    for (name, value) in fixed {
+        headers.insert(name, HeaderValue::from_static(value));
+    }
+    if !headers.contains_key(header::CACHE_CONTROL) {
+        headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    }
+    Ok(response)
+}

@@ -1,0 +1,61 @@
+//! The shop owners' web console: the account area of spec §1 and §5 where an owner creates,
+//! sees and revokes the shop's API keys, follows the stock changes integrations make, and
+//! switches a variant's stock tracking (spec §3).
+//!
+//! A second delivery adapter beside `shop-http`, on the same use cases (`OwnerSessions`,
+//! `KeyAdmin`, `StockKeeper`) and served by the same server under `/console`: server-rendered
+//! HTML from askama templates checked at compile time, one stylesheet and one small script,
+//! all compiled into the binary.
+//!
+//! **Invariants**
+//! - No rule lives in a handler or a template: pages parse the form into domain values, call
+//!   a use case and render its answer.
+//! - One guard decides "signed in" ([`guard::SignedInOwner`]) and one decides whether a
+//!   state-changing request may go on ([`guard::CheckedForm`]: a live session, a same-origin
+//!   request, the session's anti-CSRF token); handlers only ask for them.
+//! - One error page ([`error::ConsoleError`]) for every failure; it never shows a cause.
+//! - Every response carries the console's security headers ([`headers`]): no inline script,
+//!   no framing, no sniffing, no referrer, and `Cache-Control: no-store` on pages.
+//! - An owner reaches only their own shop: every use case is called with the shop of the
+//!   signed-in owner, and another shop's key or variant is as unknown as a missing one.
+
+use std::sync::Arc;
+
+use shop_domain::client_address::TrustedProxies;
+use shop_ports::usecase::{KeyAdmin, OwnerSessions, StockKeeper};
+
+mod assets;
+mod cookies;
+mod error;
+mod form;
+mod guard;
+mod headers;
+mod origin;
+mod pages;
+mod routes;
+mod scopes;
+mod view;
+
+pub use routes::{LOGIN_PATH, PREFIX, configure};
+
+/// What the console's pages call; shared by every worker.
+#[derive(Clone)]
+pub struct ConsoleState {
+    pub sessions: Arc<OwnerSessions>,
+    pub keys: Arc<KeyAdmin>,
+    pub stock: Arc<StockKeeper>,
+    pub settings: ConsoleSettings,
+}
+
+#[derive(Clone, Debug)]
+pub struct ConsoleSettings {
+    /// Mark the session cookie `Secure`: true unless the server listens on a loopback
+    /// address only (a browser sends no `Secure` cookie over plain HTTP, and a local console
+    /// has no TLS).
+    pub secure_cookies: bool,
+    /// The proxies whose forwarding headers name the client whose failed sign-ins count.
+    pub trusted_proxies: TrustedProxies,
+}
+
+#[cfg(test)]
+mod tests;

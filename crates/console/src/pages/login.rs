@@ -1,0 +1,104 @@
+//! `GET /console/login`: the sign-in form. `POST /console/login` (`email`, `password`): 303 to
+//! the overview with a new session cookie, or the form again with one message for every
+//! failure (401), or with the wait when the e-mail or the address failed too often (429).
+
+use actix_web::http::StatusCode;
+use actix_web::http::header::{self, HeaderValue};
+use actix_web::{HttpRequest, HttpResponse, web};
+use askama::Template;
+use shop_domain::client_address::{ClientAddress, TrustedProxies};
+use shop_domain::owner::{MAX_EMAIL_LEN, Password};
+use shop_ports::usecase::SignInError;
+
+use crate::ConsoleState;
+use crate::cookies;
+use crate::error::ConsoleError;
+use crate::guard::SignInForm;
+use crate::view::html;
+
+#[derive(Default, Template)]
+#[template(path = "login.html")]
+struct SignInPage {
+    /// What was typed, shown again after a failure.
+    email: String,
+    message: Option<String>,
+}
+
+pub async fn form() -> HttpResponse {
+    html(StatusCode::OK, &SignInPage::default())
+}
+
+pub async fn submit(
+    request: HttpRequest,
+    state: web::Data<ConsoleState>,
+    SignInForm(form): SignInForm,
+) -> Result<HttpResponse, ConsoleError> {
+    let email = form.value("email").unwrap_or_default();
+    let password = Password::attempt(form.value("password").unwrap_or_default());
+    let previous = cookies::session_token(&request);
+    let outcome = state
+        .sessions
+        .sign_in(
+            email,
+            &password,
+            &client_address(&request, &state.settings.trusted_proxies),
+            previous.as_ref(),
+        )
+        .await;
+    let again = |message: String| SignInPage {
+        email: email.trim().chars().take(MAX_EMAIL_LEN).collect(),
+        message: Some(message),
+    };
+    match outcome {
+        Ok(started) => Ok(HttpResponse::SeeOther()
+            .insert_header((header::LOCATION, "/console"))
+            .cookie(cookies::session(
+                &started.token,
+                state.settings.secure_cookies,
+            ))
+            .finish()),
+        Err(SignInError::InvalidCredentials) => Ok(html(
+            StatusCode::UNAUTHORIZED,
+            &again("The e-mail address or the password is incorrect.".into()),
+        )),
+        Err(SignInError::Throttled {
+            retry_after_seconds,
+        }) => {
+            let minutes = (retry_after_seconds + 59) / 60;
+            let wait = if minutes <= 1 {
+                "a minute".to_owned()
+            } else {
+                format!("{minutes} minutes")
+            };
+            let mut response = html(
+                StatusCode::TOO_MANY_REQUESTS,
+                &again(format!(
+                    "Too many failed sign-ins. Wait {wait} before trying again."
+                )),
+            );
+            response
+                .headers_mut()
+                .insert(header::RETRY_AFTER, HeaderValue::from(retry_after_seconds));
+            Ok(response)
+        }
+        Err(SignInError::Store(error)) => Err(error.into()),
+        Err(SignInError::Hashing(error)) => Err(error.into()),
+    }
+}
+
+/// The client failed sign-ins count against, as the API counts failed keys: the TCP peer,
+/// or the client a trusted proxy names (an IPv6 client is its /64).
+fn client_address(request: &HttpRequest, proxies: &TrustedProxies) -> ClientAddress {
+    let headers = request.headers();
+    let values = |name| {
+        headers
+            .get_all(name)
+            .filter_map(|value| value.to_str().ok())
+            .collect::<Vec<_>>()
+    };
+    proxies.client_address(
+        request.peer_addr().map(|peer| peer.ip()),
+        &values(header::FORWARDED),
+        &values(header::X_FORWARDED_FOR),
+    )
+}

@@ -1,0 +1,9 @@
+//! One module per page: its handlers (one per method) and its template's data.
+
+pub mod activity;
+pub mod dashboard;
+pub mod keys;
+pub mod login;
+pub mod logout;
+pub mod revoke;
+pub mod stock;

@@ -1,0 +1,699 @@
+//! The console's handlers, guards and headers on mocked ports: what an owner (or an attacker)
+//! would notice. The same behaviours run on real databases in the black-box suite and in a
+//! real browser (`tests/api/console*.rs`).
+
+use std::sync::{Arc, Mutex};
+
+use actix_web::body::MessageBody;
+use actix_web::dev::{Service, ServiceResponse};
+use actix_web::http::StatusCode;
+use actix_web::http::header;
+use actix_web::test::{self, TestRequest};
+use actix_web::{App, Error};
+use shop_domain::Timestamp;
+use shop_domain::api_key::{ApiKey, KeyPrefix, KeySecret, PresentedKey};
+use shop_domain::id::{OwnerId, ShopId};
+use shop_domain::owner::{Owner, OwnerEmail};
+use shop_domain::owner_session::{CsrfToken, OwnerSession, SessionToken};
+use shop_domain::rate_limit::RateStatus;
+use shop_domain::scope::ScopeSet;
+use shop_domain::shop::{Shop, ShopSlug, SubscriptionStatus};
+use shop_ports::port::{
+    MockApiKeyStore, MockClock, MockIdGenerator, MockKeyMaterial, MockOwnerStore,
+    MockPasswordHasher, MockRandomTokens, MockRateLimitStore, MockSecretHasher, MockSessionStore,
+    MockShopStore, MockStockRepository, SignedIn,
+};
+use shop_ports::port::{Reservation, Slot};
+use shop_ports::usecase::{KeyAdmin, OwnerSessions, SignInLimits, StockKeeper};
+
+use crate::{ConsoleSettings, ConsoleState, configure};
+
+const NOW: i64 = 1_790_000_000_000;
+const ORIGIN: &str = "http://console.test";
+const HOST: &str = "console.test";
+
+fn shop(id: &str) -> Shop {
+    Shop {
+        id: ShopId::parse(id).unwrap(),
+        slug: ShopSlug::parse("boutique").unwrap(),
+        name: "La Boutique".into(),
+        public_api_in_plan: true,
+        subscription: SubscriptionStatus::Active,
+    }
+}
+
+fn owner() -> Owner {
+    Owner {
+        id: OwnerId::parse("owner_1").unwrap(),
+        shop_id: ShopId::parse("shop_1").unwrap(),
+        email: OwnerEmail::parse("ana@boutique.fr").unwrap(),
+        password_hash: "phc".into(),
+        created_at: Timestamp::from_millis(0),
+        disabled_at: None,
+    }
+}
+
+/// The browser's session: its token, and the anti-CSRF token the server keeps for it.
+fn token() -> SessionToken {
+    SessionToken::from_random_bytes([1; 32])
+}
+
+fn csrf() -> CsrfToken {
+    CsrfToken::from_random_bytes([2; 32])
+}
+
+fn session(last_seen: i64) -> SignedIn {
+    SignedIn {
+        session: OwnerSession {
+            digest: token().digest(),
+            owner_id: owner().id,
+            csrf: csrf(),
+            created_at: Timestamp::from_millis(NOW - 60_000),
+            last_seen_at: Timestamp::from_millis(last_seen),
+        },
+        owner: owner(),
+        shop: shop("shop_1"),
+    }
+}
+
+fn stored_key(prefix: &str, shop: &str) -> ApiKey {
+    ApiKey {
+        prefix: KeyPrefix::parse(prefix).unwrap(),
+        shop_id: ShopId::parse(shop).unwrap(),
+        label: "ERP sync".into(),
+        scopes: ScopeSet::parse_list("products:read,stock:write").unwrap(),
+        secret_hash: "phc".into(),
+        created_at: Timestamp::from_millis(NOW - 86_400_000),
+        expires_at: None,
+        revoked_at: None,
+        last_used_at: Some(Timestamp::from_millis(NOW - 120_000)),
+    }
+}
+
+/// What a budget with room (or without) answers a reservation.
+fn reservation(allowed: bool, reset_after_millis: i64) -> Reservation {
+    Reservation {
+        status: RateStatus {
+            allowed,
+            limit: 10,
+            remaining: u32::from(allowed),
+            reset_after_millis,
+        },
+        slot: allowed.then(|| Slot::new("1")),
+    }
+}
+
+fn clock() -> MockClock {
+    let mut clock = MockClock::new();
+    clock.expect_now().return_const(Timestamp::from_millis(NOW));
+    clock
+}
+
+/// Mocks for each use case; tests set expectations, then `state()` builds the console.
+struct Ports {
+    owners: MockOwnerStore,
+    sessions: MockSessionStore,
+    passwords: MockPasswordHasher,
+    windows: MockRateLimitStore,
+    keys: MockApiKeyStore,
+    stock: MockStockRepository,
+}
+
+impl Ports {
+    /// The browser's session is live (seen just now) unless a test says otherwise.
+    fn signed_in() -> Self {
+        let mut ports = Self::signed_out();
+        ports
+            .sessions
+            .expect_find_session()
+            .returning(|digest| Ok((*digest == token().digest()).then(|| session(NOW))));
+        ports
+    }
+
+    fn signed_out() -> Self {
+        Self {
+            owners: MockOwnerStore::new(),
+            sessions: MockSessionStore::new(),
+            passwords: MockPasswordHasher::new(),
+            windows: MockRateLimitStore::new(),
+            keys: MockApiKeyStore::new(),
+            stock: MockStockRepository::new(),
+        }
+    }
+
+    fn state(self) -> ConsoleState {
+        let mut tokens = MockRandomTokens::new();
+        tokens.expect_random_bytes().returning(|| [9; 32]);
+        let mut secrets = MockSecretHasher::new();
+        secrets.expect_hash().returning(|_| Ok("phc".into()));
+        let mut material = MockKeyMaterial::new();
+        material.expect_generate().returning(|| {
+            PresentedKey::new(
+                KeyPrefix::parse("0badc0de").unwrap(),
+                KeySecret::from_random_bytes([0x5e; 32]),
+            )
+        });
+        let mut ids = MockIdGenerator::new();
+        ids.expect_new_id().returning(|| "switch_1".into());
+        ConsoleState {
+            sessions: Arc::new(OwnerSessions::new(
+                Arc::new(self.owners),
+                Arc::new(self.sessions),
+                Arc::new(self.passwords),
+                Arc::new(self.windows),
+                Arc::new(tokens),
+                Arc::new(clock()),
+                SignInLimits::default(),
+            )),
+            keys: Arc::new(KeyAdmin::new(
+                Arc::new(MockShopStore::new()),
+                Arc::new(self.keys),
+                Arc::new(secrets),
+                Arc::new(material),
+                Arc::new(clock()),
+            )),
+            stock: Arc::new(StockKeeper::new(
+                Arc::new(self.stock),
+                Arc::new(ids),
+                Arc::new(clock()),
+            )),
+            settings: ConsoleSettings {
+                secure_cookies: true,
+                trusted_proxies: Default::default(),
+            },
+        }
+    }
+}
+
+/// The whole answer, read.
+struct Page {
+    status: StatusCode,
+    headers: header::HeaderMap,
+    body: String,
+}
+
+impl Page {
+    fn header(&self, name: header::HeaderName) -> &str {
+        self.headers
+            .get(name)
+            .and_then(|value| value.to_str().ok())
+            .unwrap_or_default()
+    }
+}
+
+async fn call(state: ConsoleState, request: TestRequest) -> Page {
+    let app = test::init_service(App::new().configure(|config| configure(config, &state))).await;
+    let response: ServiceResponse = app.call(request.to_request()).await.unwrap();
+    read(response).await
+}
+
+async fn read<B: MessageBody>(response: ServiceResponse<B>) -> Page
+where
+    B::Error: Into<Error>,
+{
+    let status = response.status();
+    let headers = response.headers().clone();
+    let body = test::read_body(response).await;
+    Page {
+        status,
+        headers,
+        body: String::from_utf8(body.to_vec()).unwrap(),
+    }
+}
+
+fn get(path: &str) -> TestRequest {
+    TestRequest::get()
+        .uri(path)
+        .insert_header((header::HOST, HOST))
+        .cookie(crate::cookies::session(&token(), true))
+}
+
+/// A form post as the console's own page sends it: same origin, the session's cookie.
+fn post(path: &str, fields: &[(&str, &str)]) -> TestRequest {
+    let body: String = form_urlencoded::Serializer::new(String::new())
+        .extend_pairs(fields)
+        .finish();
+    TestRequest::post()
+        .uri(path)
+        .insert_header((header::HOST, HOST))
+        .insert_header((header::ORIGIN, ORIGIN))
+        .insert_header((header::CONTENT_TYPE, "application/x-www-form-urlencoded"))
+        .cookie(crate::cookies::session(&token(), true))
+        .set_payload(body)
+}
+
+#[actix_web::test]
+async fn every_page_without_a_live_session_redirects_to_sign_in() {
+    let requests = [
+        TestRequest::get().uri("/console"),
+        TestRequest::get().uri("/console/keys"),
+        TestRequest::get().uri("/console/stock?q=mug"),
+        TestRequest::get().uri("/console/keys/0a1b2c3d/revoke"),
+        TestRequest::get().uri("/console/nothing-here"),
+        TestRequest::post().uri("/console/keys"),
+        TestRequest::post().uri("/console/logout"),
+    ];
+    for request in requests {
+        let mut ports = Ports::signed_out();
+        ports.sessions.expect_find_session().times(0);
+        let page = call(ports.state(), request).await;
+        assert_eq!(page.status, StatusCode::SEE_OTHER);
+        assert_eq!(page.header(header::LOCATION), "/console/login");
+    }
+}
+
+#[actix_web::test]
+async fn a_session_idle_for_thirty_minutes_is_ended_and_sends_to_sign_in() {
+    let mut ports = Ports::signed_out();
+    ports
+        .sessions
+        .expect_find_session()
+        .returning(|_| Ok(Some(session(NOW - 30 * 60_000))));
+    ports
+        .sessions
+        .expect_delete_session()
+        .withf(|digest| *digest == token().digest())
+        .times(1)
+        .returning(|_| Ok(()));
+    let page = call(ports.state(), get("/console/keys")).await;
+    assert_eq!(page.status, StatusCode::SEE_OTHER);
+    assert_eq!(page.header(header::LOCATION), "/console/login");
+}
+
+#[actix_web::test]
+async fn a_form_without_the_session_token_or_from_another_site_changes_nothing() {
+    let good = csrf();
+    let cases = [
+        post(
+            "/console/keys",
+            &[("label", "x"), ("scopes", "products:read")],
+        ),
+        post(
+            "/console/keys",
+            &[
+                ("label", "x"),
+                ("scopes", "products:read"),
+                ("csrf_token", &"0".repeat(64)),
+            ],
+        ),
+        post(
+            "/console/keys",
+            &[
+                ("label", "x"),
+                ("scopes", "products:read"),
+                ("csrf_token", good.as_str()),
+            ],
+        )
+        .insert_header((header::ORIGIN, "http://evil.example")),
+        post(
+            "/console/keys",
+            &[
+                ("label", "x"),
+                ("scopes", "products:read"),
+                ("csrf_token", good.as_str()),
+            ],
+        )
+        .insert_header(("sec-fetch-site", "cross-site")),
+        // A program that says nothing of its origin is not a page of this console either.
+        TestRequest::post()
+            .uri("/console/keys")
+            .insert_header((header::HOST, HOST))
+            .insert_header((header::CONTENT_TYPE, "application/x-www-form-urlencoded"))
+            .cookie(crate::cookies::session(&token(), true))
+            .set_payload(format!(
+                "label=x&scopes=products%3Aread&csrf_token={}",
+                good.as_str()
+            )),
+    ];
+    for request in cases {
+        let mut ports = Ports::signed_in();
+        ports.keys.expect_insert_key().times(0);
+        let page = call(ports.state(), request).await;
+        assert_eq!(page.status, StatusCode::FORBIDDEN, "{}", page.body);
+        assert!(page.body.contains("This form has expired"));
+    }
+}
+
+#[actix_web::test]
+async fn a_new_key_is_shown_whole_once_and_never_on_the_list() {
+    let mut ports = Ports::signed_in();
+    let created = Arc::new(Mutex::new(None::<ApiKey>));
+    let stored = Arc::clone(&created);
+    ports
+        .keys
+        .expect_insert_key()
+        .withf(|key| key.shop_id.as_str() == "shop_1")
+        .times(1)
+        .returning(move |key| {
+            *stored.lock().unwrap() = Some(key.clone());
+            Ok(())
+        });
+    let listed = Arc::clone(&created);
+    ports
+        .keys
+        .expect_list_keys()
+        .returning(move |_| Ok(listed.lock().unwrap().iter().cloned().collect()));
+    let state = ports.state();
+    let full_key = format!("svc_live_0badc0de_{}", "5e".repeat(32));
+
+    let page = call(
+        state.clone(),
+        post(
+            "/console/keys",
+            &[
+                ("label", "Zapier"),
+                ("scopes", "products:read"),
+                ("scopes", "stock:write"),
+                ("expires_at", ""),
+                ("csrf_token", csrf().as_str()),
+            ],
+        ),
+    )
+    .await;
+    assert_eq!(page.status, StatusCode::OK);
+    assert_eq!(page.header(header::CACHE_CONTROL), "no-store");
+    assert_eq!(page.body.matches(&full_key).count(), 1, "{}", page.body);
+    assert!(page.body.contains("shown this once"));
+
+    let list = call(state, get("/console/keys")).await;
+    assert_eq!(list.status, StatusCode::OK);
+    assert!(list.body.contains("0badc0de") && list.body.contains("Zapier"));
+    assert!(
+        !list.body.contains(&"5e".repeat(32)),
+        "the secret is never listed"
+    );
+}
+
+#[actix_web::test]
+async fn a_refused_key_lists_every_problem_and_keeps_what_was_typed() {
+    let mut ports = Ports::signed_in();
+    ports.keys.expect_insert_key().times(0);
+    ports.keys.expect_list_keys().returning(|_| Ok(vec![]));
+    let page = call(
+        ports.state(),
+        post(
+            "/console/keys",
+            &[
+                ("label", "Zapier <b>"),
+                ("scopes", "orders:write"),
+                ("scopes", "stock:delete"),
+                ("expires_at", "2026-02-30"),
+                ("csrf_token", csrf().as_str()),
+            ],
+        ),
+    )
+    .await;
+    assert_eq!(page.status, StatusCode::BAD_REQUEST);
+    for expected in [
+        "unknown scope `stock:delete`",
+        "orders:write is reserved for version 2",
+        "expected a date such as 2027-01-31",
+        "value=\"Zapier &#60;b&#62;\"",
+    ] {
+        assert!(page.body.contains(expected), "{expected}: {}", page.body);
+    }
+}
+
+#[actix_web::test]
+async fn revoking_another_shops_key_answers_as_an_unknown_prefix_and_changes_nothing() {
+    let mut bodies = Vec::new();
+    for prefix in ["0a0a0a0a", "0b0b0b0b"] {
+        let mut ports = Ports::signed_in();
+        // 0a0a0a0a belongs to shop_2: the store scopes the revocation by shop and finds none.
+        ports
+            .keys
+            .expect_revoke_shop_key()
+            .withf(|shop, _, _| shop.as_str() == "shop_1")
+            .times(1)
+            .returning(|_, _, _| Ok(false));
+        ports.keys.expect_revoke_key().times(0);
+        let page = call(
+            ports.state(),
+            post(
+                &format!("/console/keys/{prefix}/revoke"),
+                &[("csrf_token", csrf().as_str())],
+            ),
+        )
+        .await;
+        assert_eq!(page.status, StatusCode::NOT_FOUND);
+        bodies.push(page.body);
+    }
+    assert_eq!(bodies[0], bodies[1], "no oracle across shops");
+}
+
+#[actix_web::test]
+async fn a_revocation_sends_back_to_the_keys() {
+    let mut ports = Ports::signed_in();
+    ports
+        .keys
+        .expect_revoke_shop_key()
+        .withf(|shop, prefix, at| {
+            shop.as_str() == "shop_1" && prefix.as_str() == "0a1b2c3d" && at.millis() == NOW
+        })
+        .times(1)
+        .returning(|_, _, _| Ok(true));
+    let page = call(
+        ports.state(),
+        post(
+            "/console/keys/0a1b2c3d/revoke",
+            &[("csrf_token", csrf().as_str())],
+        ),
+    )
+    .await;
+    assert_eq!(page.status, StatusCode::SEE_OTHER);
+    assert_eq!(page.header(header::LOCATION), "/console/keys");
+}
+
+#[actix_web::test]
+async fn the_confirmation_says_what_will_stop() {
+    let mut ports = Ports::signed_in();
+    ports
+        .keys
+        .expect_find_shop_key()
+        .returning(|_, prefix| Ok(Some(stored_key(prefix.as_str(), "shop_1"))));
+    let page = call(ports.state(), get("/console/keys/0a1b2c3d/revoke")).await;
+    assert_eq!(page.status, StatusCode::OK);
+    for expected in [
+        "ERP sync",
+        "0a1b2c3d",
+        "within 5 seconds",
+        "adjust stock",
+        "csrf_token",
+    ] {
+        assert!(page.body.contains(expected), "{expected}");
+    }
+}
+
+#[actix_web::test]
+async fn signing_in_sets_a_strict_session_cookie_and_goes_to_the_overview() {
+    let mut ports = Ports::signed_out();
+    ports
+        .owners
+        .expect_find_owner_by_email()
+        .returning(|_| Ok(Some((owner(), shop("shop_1")))));
+    ports
+        .passwords
+        .expect_verify_password()
+        .times(1)
+        .returning(|password, _| Ok(password.expose() == "correct horse battery"));
+    ports
+        .windows
+        .expect_reserve()
+        .times(2)
+        .returning(|_, _, _| Ok(reservation(true, 0)));
+    // A sign-in gives back the slots it reserved.
+    ports
+        .windows
+        .expect_release()
+        .times(2)
+        .returning(|_, _| Ok(()));
+    ports
+        .sessions
+        .expect_delete_expired_sessions()
+        .returning(|_, _| Ok(0));
+    ports
+        .sessions
+        .expect_insert_session()
+        .times(1)
+        .returning(|_| Ok(()));
+    let request = TestRequest::post()
+        .uri("/console/login")
+        .insert_header((header::HOST, HOST))
+        .insert_header((header::CONTENT_TYPE, "application/x-www-form-urlencoded"))
+        .set_payload("email=ana%40boutique.fr&password=correct+horse+battery");
+    let page = call(ports.state(), request).await;
+    assert_eq!(page.status, StatusCode::SEE_OTHER);
+    assert_eq!(page.header(header::LOCATION), "/console");
+    let cookie = page.header(header::SET_COOKIE);
+    let expected = format!(
+        "shop_console_session={}",
+        SessionToken::from_random_bytes([9; 32]).expose()
+    );
+    assert!(cookie.starts_with(&expected), "{cookie}");
+    for part in ["HttpOnly", "SameSite=Strict", "Path=/console", "Secure"] {
+        assert!(cookie.contains(part), "{cookie}");
+    }
+}
+
+#[actix_web::test]
+async fn a_failed_sign_in_shows_the_form_with_one_generic_message() {
+    let mut ports = Ports::signed_out();
+    ports
+        .owners
+        .expect_find_owner_by_email()
+        .returning(|_| Ok(None));
+    ports
+        .passwords
+        .expect_verify_decoy()
+        .times(1)
+        .returning(|_| Ok(()));
+    // A failure keeps the slots it reserved.
+    ports
+        .windows
+        .expect_reserve()
+        .times(2)
+        .returning(|_, _, _| Ok(reservation(true, 0)));
+    ports.windows.expect_release().times(0);
+    let request = TestRequest::post()
+        .uri("/console/login")
+        .insert_header((header::HOST, HOST))
+        .insert_header((header::ORIGIN, ORIGIN))
+        .insert_header((header::CONTENT_TYPE, "application/x-www-form-urlencoded"))
+        .set_payload("email=nobody%40boutique.fr&password=whatever+it+is");
+    let page = call(ports.state(), request).await;
+    assert_eq!(page.status, StatusCode::UNAUTHORIZED);
+    assert!(
+        page.body
+            .contains("The e-mail address or the password is incorrect.")
+    );
+    assert!(page.body.contains("value=\"nobody@boutique.fr\""));
+    assert!(page.header(header::SET_COOKIE).is_empty());
+}
+
+#[actix_web::test]
+async fn a_blocked_sign_in_is_429_with_retry_after_and_no_verification() {
+    let mut ports = Ports::signed_out();
+    ports.passwords.expect_verify_password().times(0);
+    ports.passwords.expect_verify_decoy().times(0);
+    ports
+        .windows
+        .expect_reserve()
+        .returning(|_, _, _| Ok(reservation(false, 125_000)));
+    let request = TestRequest::post()
+        .uri("/console/login")
+        .insert_header((header::HOST, HOST))
+        .insert_header((header::CONTENT_TYPE, "application/x-www-form-urlencoded"))
+        .set_payload("email=ana%40boutique.fr&password=x");
+    let page = call(ports.state(), request).await;
+    assert_eq!(page.status, StatusCode::TOO_MANY_REQUESTS);
+    assert_eq!(page.header(header::RETRY_AFTER), "125");
+    assert!(page.body.contains("Wait 3 minutes"), "{}", page.body);
+    assert!(page.body.contains("id=\"email\""), "the form comes back");
+}
+
+#[actix_web::test]
+async fn a_sign_in_form_from_another_site_is_refused() {
+    let ports = Ports::signed_out();
+    let request = TestRequest::post()
+        .uri("/console/login")
+        .insert_header((header::HOST, HOST))
+        .insert_header((header::ORIGIN, "https://evil.example"))
+        .insert_header((header::CONTENT_TYPE, "application/x-www-form-urlencoded"))
+        .set_payload("email=ana%40boutique.fr&password=correct+horse+battery");
+    assert_eq!(
+        call(ports.state(), request).await.status,
+        StatusCode::FORBIDDEN
+    );
+}
+
+#[actix_web::test]
+async fn every_answer_carries_the_security_headers() {
+    let requests = [
+        TestRequest::get().uri("/console/login"),
+        TestRequest::get().uri("/console/keys"),
+        TestRequest::put().uri("/console/keys"),
+    ];
+    for request in requests {
+        let page = call(Ports::signed_out().state(), request).await;
+        let csp = page.header(header::CONTENT_SECURITY_POLICY);
+        assert!(csp.contains("default-src 'self'") && csp.contains("frame-ancestors 'none'"));
+        assert!(!csp.contains("unsafe-inline"), "{csp}");
+        assert_eq!(page.header(header::X_CONTENT_TYPE_OPTIONS), "nosniff");
+        assert_eq!(page.header(header::REFERRER_POLICY), "no-referrer");
+    }
+    let login = call(
+        Ports::signed_out().state(),
+        TestRequest::get().uri("/console/login"),
+    )
+    .await;
+    assert!(!login.body.contains("<script>"), "no inline script");
+    assert_eq!(login.header(header::CACHE_CONTROL), "no-store");
+}
+
+#[actix_web::test]
+async fn signing_out_ends_the_session_and_forgets_the_cookie() {
+    let mut ports = Ports::signed_in();
+    ports
+        .sessions
+        .expect_delete_session()
+        .withf(|digest| *digest == token().digest())
+        .times(1)
+        .returning(|_| Ok(()));
+    let page = call(
+        ports.state(),
+        post("/console/logout", &[("csrf_token", csrf().as_str())]),
+    )
+    .await;
+    assert_eq!(page.status, StatusCode::SEE_OTHER);
+    assert_eq!(page.header(header::LOCATION), "/console/login");
+    assert!(page.header(header::SET_COOKIE).contains("Max-Age=0"));
+}
+
+#[actix_web::test]
+async fn a_tracking_switch_comes_back_to_the_same_stock_page() {
+    let mut ports = Ports::signed_in();
+    ports
+        .stock
+        .expect_switch_tracking()
+        .withf(|command| {
+            command.shop.as_str() == "shop_1"
+                && command.variant_id.as_str() == "var_1"
+                && !command.tracked
+                && command.owner_id.as_str() == "owner_1"
+        })
+        .times(1)
+        .returning(|_| Ok(shop_ports::port::TrackingOutcome::Switched));
+    let page = call(
+        ports.state(),
+        post(
+            "/console/variants/var_1/tracking",
+            &[
+                ("tracked", "off"),
+                ("q", "mug bleu"),
+                ("cursor", ""),
+                ("csrf_token", csrf().as_str()),
+            ],
+        ),
+    )
+    .await;
+    assert_eq!(page.status, StatusCode::SEE_OTHER);
+    assert_eq!(page.header(header::LOCATION), "/console/stock?q=mug+bleu");
+}
+
+#[actix_web::test]
+async fn another_shops_variant_cannot_be_switched() {
+    let mut ports = Ports::signed_in();
+    ports
+        .stock
+        .expect_switch_tracking()
+        .returning(|_| Ok(shop_ports::port::TrackingOutcome::VariantNotFound));
+    let page = call(
+        ports.state(),
+        post(
+            "/console/variants/var_other/tracking",
+            &[("tracked", "on"), ("csrf_token", csrf().as_str())],
+        ),
+    )
+    .await;
+    assert_eq!(page.status, StatusCode::NOT_FOUND);
+}

@@ -1,0 +1,164 @@
+//! Authentication under attack, black-box on both databases: a burst of wrong secrets from one
+//! address runs exactly the address's budget of verifications; an address that spent its
+//! budget on unknown prefixes (a guesser behind a NAT) still gets a valid key verified; and
+//! malformed request heads are counted in the metrics instead of flooding the log.
+
+use std::time::Duration;
+
+use futures::future::join_all;
+use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
+use tokio::net::TcpStream;
+
+use shop_app::services::ServiceSettings;
+use shop_domain::rate_limit::RateBudget;
+use shop_ports::usecase::RateLimits;
+
+use crate::support::logs::captured;
+use crate::support::{Backend, TestApp, on_both_databases};
+
+on_both_databases!(malformed_request_heads_are_counted_not_logged);
+
+/// `on_both_databases!` with a failure budget of [`BUDGET`] per client.
+macro_rules! with_a_small_budget {
+    ($($scenario:ident),* $(,)?) => {$(
+        mod $scenario {
+            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+            async fn sqlite() {
+                let app = super::start(crate::support::Backend::Sqlite).await;
+                super::$scenario(app.expect("SQLite is always available")).await;
+            }
+
+            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+            async fn postgres() {
+                if let Some(app) = super::start(crate::support::Backend::Postgres).await {
+                    super::$scenario(app).await;
+                }
+            }
+        }
+    )*};
+}
+
+with_a_small_budget!(
+    a_burst_of_wrong_secrets_runs_exactly_the_budget_of_verifications,
+    an_address_that_spent_its_budget_still_gets_a_valid_key_verified,
+);
+
+const BUDGET: u32 = 5;
+
+async fn start(backend: Backend) -> Option<TestApp> {
+    let minute = |limit| RateBudget {
+        limit,
+        window_millis: 60_000,
+    };
+    let settings = ServiceSettings {
+        rate_limits: RateLimits {
+            reads: minute(1_000_000),
+            writes: minute(1_000_000),
+            auth_failures: minute(BUDGET),
+            key_failures: minute(1_000),
+        },
+        ..ServiceSettings::default()
+    };
+    TestApp::start_with(backend, settings).await
+}
+
+/// The value of a sample without labels in the metrics.
+async fn metric(app: &TestApp, name: &str) -> u64 {
+    let text = app.scrape_metrics().await.text;
+    text.lines()
+        .find_map(|line| line.strip_prefix(name)?.strip_prefix(' ')?.parse().ok())
+        .unwrap_or_else(|| panic!("no {name} in\n{text}"))
+}
+
+async fn a_burst_of_wrong_secrets_runs_exactly_the_budget_of_verifications(app: TestApp) {
+    app.create_shop("atelier").await;
+    let key = app.create_key("atelier", "products:read").await;
+    let before = metric(&app, "shop_auth_argon2_verifications_total").await;
+    let wrong = |n: u32| format!("{}{:064x}", &key[..18], n);
+    // A burst: at most two verifications at once per address (the others are refused at once,
+    // spending nothing), and never more than the budget in all.
+    let burst = join_all((0..40).map(|n| {
+        let token = wrong(n);
+        let app = &app;
+        async move { app.get("/api/v1/me", &token).await }
+    }))
+    .await;
+    let unauthorized = burst.iter().filter(|reply| reply.status == 401).count();
+    assert!(unauthorized <= BUDGET as usize, "{unauthorized} verified");
+    assert!(burst.iter().all(|reply| matches!(reply.status, 401 | 429)));
+    for reply in burst.iter().filter(|reply| reply.status == 429) {
+        assert_eq!(reply.error_code(), "RATE_LIMITED");
+        assert!(reply.header("retry-after").is_some());
+    }
+    // One at a time, the rest of the budget, exactly.
+    let mut verified = unauthorized;
+    for n in 100..120 {
+        match app.get("/api/v1/me", &wrong(n)).await.status {
+            401 => verified += 1,
+            429 => {}
+            other => panic!("{other}"),
+        }
+    }
+    assert_eq!(verified, BUDGET as usize, "exactly the budget was verified");
+    let counted = metric(&app, "shop_auth_argon2_verifications_total").await - before;
+    assert_eq!(
+        counted,
+        u64::from(BUDGET),
+        "no verification beyond the budget"
+    );
+    // A key of another shop, used from the same address, is verified as before.
+    app.create_shop("voisin").await;
+    let neighbour = app.create_key("voisin", "products:read").await;
+    assert_eq!(app.get("/api/v1/me", &neighbour).await.status, 200);
+}
+
+async fn an_address_that_spent_its_budget_still_gets_a_valid_key_verified(app: TestApp) {
+    app.create_shop("atelier").await;
+    let key = app.create_key("atelier", "products:read").await;
+    for n in 0..BUDGET {
+        let unknown = format!("svc_live_{n:08x}_{}", "ab".repeat(32));
+        assert_eq!(app.get("/api/v1/me", &unknown).await.status, 401);
+    }
+    let spent = app
+        .get(
+            "/api/v1/me",
+            &format!("svc_live_ffffffff_{}", "ab".repeat(32)),
+        )
+        .await;
+    assert_eq!(spent.status, 429, "{}", spent.text);
+    assert_eq!(app.get("/api/v1/me", "svc_live_nope").await.status, 429);
+    // The guesser's address is everyone's address behind a NAT: a key never verified here
+    // before is verified, and works.
+    let reply = app.get("/api/v1/me", &key).await;
+    assert_eq!(reply.status, 200, "{}", reply.text);
+}
+
+async fn malformed_request_heads_are_counted_not_logged(app: TestApp) {
+    let logs = captured();
+    let before = metric(&app, "shop_http_malformed_requests_total").await;
+    let address = app.base_url().trim_start_matches("http://").to_owned();
+    for n in 0..50 {
+        let mut stream = TcpStream::connect(&address).await.unwrap();
+        stream
+            .write_all(format!("GET / HTTP/1.1\r\nHost: x\r\nnot a header {n}\r\n\r\n").as_bytes())
+            .await
+            .unwrap();
+        let mut answer = Vec::new();
+        let _ = tokio::time::timeout(Duration::from_secs(5), stream.read_to_end(&mut answer)).await;
+        assert!(
+            answer.starts_with(b"HTTP/1.1 400"),
+            "{}",
+            String::from_utf8_lossy(&answer)
+        );
+    }
+    // Lines are written by a thread, 20 ms at a time.
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let after = metric(&app, "shop_http_malformed_requests_total").await;
+    assert!(after >= before + 50, "{before} -> {after}");
+    let dispatcher_lines = logs
+        .text()
+        .lines()
+        .filter(|line| line.contains("actix_http::h1::dispatcher"))
+        .count();
+    assert_eq!(dispatcher_lines, 0, "not one line per malformed head");
+}

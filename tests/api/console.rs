@@ -1,0 +1,349 @@
+//! The owners' console over HTTP, on both databases: signing in, creating a key that the API
+//! then honours with exactly its scopes, revoking it, switching a variant's tracking (which
+//! the API follows at once), and what an owner must never reach: another shop's keys and
+//! variants, a session that has ended, the secret of a key once it was shown.
+
+use std::time::{Duration, Instant};
+
+use serde_json::json;
+
+use crate::fixtures;
+use crate::support::console::{ConsoleBrowser, input_value};
+use crate::support::logs::captured;
+use crate::support::{TestApp, on_both_databases};
+
+on_both_databases!(
+    an_owner_creates_a_key_the_api_honours_and_revokes_it,
+    another_shops_key_is_unknown_to_an_owner,
+    a_disabled_owner_is_signed_out_at_once,
+    tracking_switched_in_the_console_is_followed_by_the_api_at_once,
+    sign_in_failures_are_limited_per_email_and_say_nothing_more,
+    signing_out_ends_the_session_everywhere,
+    no_password_session_or_key_ever_reaches_the_log,
+);
+
+const PASSWORD: &str = "correct horse battery staple";
+
+/// Polls `check` every 100 ms for up to `within`; how long it took.
+async fn eventually(within: Duration, mut check: impl AsyncFnMut() -> bool) -> Option<Duration> {
+    let start = Instant::now();
+    while start.elapsed() < within {
+        if check().await {
+            return Some(start.elapsed());
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    None
+}
+
+async fn an_owner_creates_a_key_the_api_honours_and_revokes_it(app: TestApp) {
+    app.create_shop("atelier").await;
+    app.create_owner("atelier", "ana@atelier.fr", PASSWORD)
+        .await;
+    let mut console = ConsoleBrowser::sign_in(&app, "Ana@Atelier.fr", PASSWORD).await;
+
+    let keys = console.get("/console/keys").await;
+    assert_eq!(keys.status, 200);
+    assert_eq!(keys.header("cache-control"), Some("no-store"));
+    let created = console
+        .post(
+            "/console/keys",
+            &[
+                ("label", "Boutique en ligne"),
+                ("scopes", "products:read"),
+                ("scopes", "stock:read"),
+                ("expires_at", ""),
+            ],
+        )
+        .await;
+    assert_eq!(created.status, 200, "{}", created.text);
+    assert_eq!(created.header("cache-control"), Some("no-store"));
+    let key = input_value(&created.text, "new-key").expect("the new key on the page");
+    assert!(key.starts_with("svc_live_"), "{key}");
+    let secret = &key[18..];
+
+    assert_eq!(app.get("/api/v1/products", &key).await.status, 200);
+    let refused = app.get("/api/v1/orders", &key).await;
+    assert_eq!(
+        (refused.status, refused.error_code()),
+        (403, "INSUFFICIENT_SCOPE".to_owned())
+    );
+
+    // The list shows the key, never its secret, and the minute it was last used: written
+    // off the request's path, so it may take a moment.
+    let prefix = &key[9..17];
+    let used = eventually(Duration::from_secs(5), async || {
+        let list = console.get("/console/keys").await;
+        assert!(
+            !list.text.contains(secret),
+            "the secret is never shown again"
+        );
+        let row = list.text.split(&format!("data-prefix=\"{prefix}\"")).nth(1);
+        let last_used = row
+            .and_then(|row| row.split("data-label=\"Last used\">").nth(1))
+            .and_then(|cell| cell.split('<').next());
+        last_used.is_some_and(|cell| cell.ends_with(" UTC"))
+    })
+    .await;
+    assert!(used.is_some(), "last used is recorded");
+
+    let confirm = console.get(&format!("/console/keys/{prefix}/revoke")).await;
+    assert_eq!(confirm.status, 200);
+    assert!(
+        confirm.text.contains("Boutique en ligne") && confirm.text.contains("within 5 seconds")
+    );
+    let revoked = console
+        .post(&format!("/console/keys/{prefix}/revoke"), &[])
+        .await;
+    let revoked_at = Instant::now();
+    assert_eq!(revoked.status, 303);
+    assert_eq!(revoked.header("location"), Some("/console/keys"));
+    app.refused_within_five_seconds(&key, "/api/v1/products", revoked_at)
+        .await;
+    let list = console.get("/console/keys").await;
+    assert!(list.text.contains("data-status=\"revoked\""));
+    assert!(!list.text.contains(secret));
+}
+
+async fn another_shops_key_is_unknown_to_an_owner(app: TestApp) {
+    app.create_shop("atelier").await;
+    app.create_shop("rival").await;
+    app.create_owner("atelier", "ana@atelier.fr", PASSWORD)
+        .await;
+    let rival_key = app.create_key("rival", "products:read").await;
+    let rival_prefix = &rival_key[9..17];
+    let mut console = ConsoleBrowser::sign_in(&app, "ana@atelier.fr", PASSWORD).await;
+    console.get("/console/keys").await;
+
+    let unknown = console.post("/console/keys/0f0f0f0f/revoke", &[]).await;
+    let foreign = console
+        .post(&format!("/console/keys/{rival_prefix}/revoke"), &[])
+        .await;
+    assert_eq!((unknown.status, foreign.status), (404, 404));
+    assert_eq!(unknown.text, foreign.text, "no oracle across shops");
+    let confirm = console
+        .get(&format!("/console/keys/{rival_prefix}/revoke"))
+        .await;
+    assert_eq!(confirm.status, 404);
+    assert!(
+        !console
+            .get("/console/keys")
+            .await
+            .text
+            .contains(rival_prefix)
+    );
+    // Still usable: nothing changed.
+    tokio::time::sleep(Duration::from_millis(5_100)).await;
+    assert_eq!(app.get("/api/v1/products", &rival_key).await.status, 200);
+}
+
+async fn a_disabled_owner_is_signed_out_at_once(app: TestApp) {
+    app.create_shop("atelier").await;
+    app.create_owner("atelier", "ana@atelier.fr", PASSWORD)
+        .await;
+    let mut console = ConsoleBrowser::sign_in(&app, "ana@atelier.fr", PASSWORD).await;
+    assert_eq!(console.get("/console").await.status, 200);
+    app.services
+        .owners
+        .disable(&shop_domain::owner::OwnerEmail::parse("ana@atelier.fr").unwrap())
+        .await
+        .unwrap();
+    let after = console.get("/console").await;
+    assert_eq!(after.status, 303);
+    assert_eq!(after.header("location"), Some("/console/login"));
+    let again = ConsoleBrowser::new(&app)
+        .post_form(
+            "/console/login",
+            &[("email", "ana@atelier.fr"), ("password", PASSWORD)],
+        )
+        .await;
+    assert_eq!(again.status, 401, "a disabled owner cannot sign in");
+}
+
+async fn tracking_switched_in_the_console_is_followed_by_the_api_at_once(app: TestApp) {
+    app.create_shop("atelier").await;
+    app.import("atelier", &fixtures::stock()).await;
+    app.create_owner("atelier", "ana@atelier.fr", PASSWORD)
+        .await;
+    let key = app.create_key("atelier", "stock:read,stock:write").await;
+    let mut console = ConsoleBrowser::sign_in(&app, "ana@atelier.fr", PASSWORD).await;
+
+    let stock = console.get("/console/stock?q=mug").await;
+    assert_eq!(stock.status, 200);
+    assert!(
+        stock
+            .text
+            .contains("data-variant=\"v_low\" data-tracked=\"true\"")
+    );
+    let switched = console
+        .post(
+            "/console/variants/v_low/tracking",
+            &[("tracked", "off"), ("q", "mug"), ("cursor", "")],
+        )
+        .await;
+    assert_eq!(switched.status, 303, "{}", switched.text);
+    assert_eq!(switched.header("location"), Some("/console/stock?q=mug"));
+
+    let listed = app.get("/api/v1/stock?limit=100", &key).await.json();
+    let ids: Vec<&str> = listed["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|entry| entry["variantId"].as_str())
+        .collect();
+    assert!(!ids.contains(&"v_low"), "{ids:?}");
+    let all = app
+        .get("/api/v1/stock?trackedOnly=false&productId=p_mug", &key)
+        .await
+        .json();
+    let low = all["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|entry| entry["variantId"] == "v_low")
+        .cloned()
+        .unwrap();
+    assert_eq!(
+        (low["tracked"].clone(), low["stock"].clone()),
+        (json!(false), json!(2)),
+        "the stock stays"
+    );
+    let body = json!({"variantId": "v_low", "quantity": -1, "reason": "casse"});
+    let refused = app.adjust(&key, &body, None).await;
+    assert_eq!(
+        (refused.status, refused.error_code()),
+        (422, "STOCK_NOT_TRACKED".to_owned())
+    );
+
+    console
+        .post("/console/variants/v_low/tracking", &[("tracked", "on")])
+        .await;
+    let applied = app.adjust(&key, &body, None).await;
+    assert_eq!(applied.status, 201, "{}", applied.text);
+    assert_eq!(applied.json()["data"]["previousStock"], 2);
+
+    let activity = console.get("/console/activity").await;
+    assert_eq!(activity.status, 200);
+    let text = &activity.text;
+    let adjusted = text.find("Stock adjusted").expect("the adjustment");
+    let on = text.find("Tracking switched on").expect("the switch on");
+    let off = text.find("Tracking switched off").expect("the switch off");
+    assert!(adjusted < on && on < off, "newest first");
+    assert!(text.contains("atelier test key") && text.contains(&key[9..17]));
+    assert!(text.contains("ana@atelier.fr"));
+
+    let foreign = console
+        .post(
+            "/console/variants/v_nowhere/tracking",
+            &[("tracked", "off")],
+        )
+        .await;
+    assert_eq!(foreign.status, 404);
+}
+
+async fn sign_in_failures_are_limited_per_email_and_say_nothing_more(app: TestApp) {
+    app.create_shop("atelier").await;
+    app.create_owner("atelier", "ana@atelier.fr", PASSWORD)
+        .await;
+    let attempt = |email: &'static str, password: &'static str| {
+        let app = &app;
+        async move {
+            ConsoleBrowser::new(app)
+                .post_form(
+                    "/console/login",
+                    &[("email", email), ("password", password)],
+                )
+                .await
+        }
+    };
+    let unknown = attempt("nobody@atelier.fr", "wrong password!!").await;
+    let wrong = attempt("ana@atelier.fr", "wrong password!!").await;
+    assert_eq!((unknown.status, wrong.status), (401, 401));
+    let message = |page: &str| {
+        page.split("id=\"sign-in-error\">")
+            .nth(1)
+            .and_then(|rest| rest.split('<').next())
+            .map(str::to_owned)
+    };
+    assert_eq!(message(&unknown.text), message(&wrong.text));
+    for _ in 0..9 {
+        assert_eq!(
+            attempt("ana@atelier.fr", "wrong password!!").await.status,
+            401
+        );
+    }
+    let blocked = attempt("ana@atelier.fr", PASSWORD).await;
+    assert_eq!(blocked.status, 429, "even the right password waits");
+    let retry: u64 = blocked.header("retry-after").unwrap().parse().unwrap();
+    assert!((1..=900).contains(&retry), "{retry}");
+    assert!(
+        blocked.text.contains("id=\"password\""),
+        "the form comes back"
+    );
+}
+
+async fn signing_out_ends_the_session_everywhere(app: TestApp) {
+    app.create_shop("atelier").await;
+    app.create_owner("atelier", "ana@atelier.fr", PASSWORD)
+        .await;
+    let mut console = ConsoleBrowser::sign_in(&app, "ana@atelier.fr", PASSWORD).await;
+    let page = console.get("/console").await;
+    assert!(page.text.contains("Shop atelier"));
+    let copy = console.cookie().expect("a session cookie");
+    let out = console.post("/console/logout", &[]).await;
+    assert_eq!(out.status, 303);
+    assert_eq!(out.header("location"), Some("/console/login"));
+    assert!(out.header("set-cookie").unwrap().contains("Max-Age=0"));
+    // The browser forgot the cookie; a copy of it kept elsewhere is worthless too.
+    let mut replay = ConsoleBrowser::with_cookie(&app, copy);
+    let after = replay.get("/console").await;
+    assert_eq!(after.status, 303);
+    assert_eq!(after.header("location"), Some("/console/login"));
+}
+
+async fn no_password_session_or_key_ever_reaches_the_log(app: TestApp) {
+    let logs = captured();
+    app.create_shop("atelier").await;
+    app.create_owner("atelier", "ana@atelier.fr", PASSWORD)
+        .await;
+    let wrong = ConsoleBrowser::new(&app)
+        .post_form(
+            "/console/login",
+            &[
+                ("email", "ana@atelier.fr"),
+                ("password", "another secret phrase"),
+            ],
+        )
+        .await;
+    assert_eq!(wrong.status, 401);
+    let mut console = ConsoleBrowser::sign_in(&app, "ana@atelier.fr", PASSWORD).await;
+    let session = console.cookie().expect("a session cookie");
+    let session = session.split('=').nth(1).expect("a value").to_owned();
+    console.get("/console/keys").await;
+    let csrf = console.csrf.clone().expect("a token");
+    let created = console
+        .post(
+            "/console/keys",
+            &[("label", "ERP"), ("scopes", "orders:read")],
+        )
+        .await;
+    let key = input_value(&created.text, "new-key").expect("a key");
+    app.get("/api/v1/orders", &key).await;
+    // Lines are written by a thread, 20 ms at a time.
+    tokio::time::sleep(Duration::from_millis(200)).await;
+
+    let text = logs.text();
+    assert!(
+        text.contains(r#""route":"/console/keys""#),
+        "the console's requests are logged"
+    );
+    for (what, secret) in [
+        ("password", PASSWORD),
+        ("wrong password", "another secret phrase"),
+        ("session id", session.as_str()),
+        ("anti-CSRF token", csrf.as_str()),
+        ("key secret", &key[18..]),
+    ] {
+        assert!(!text.contains(secret), "the {what} was logged");
+    }
+}
