@@ -79,7 +79,8 @@ impl Timestamp {
 
 /// The API's rendering, written without building a `String` first: response bodies carry
 /// several timestamps per row, and formatting them through a format description cost a
-/// noticeable share of a list page's CPU (docs/PERFORMANCE.md).
+/// noticeable share of a list page's CPU (see docs/PERFORMANCE.md, "Figures behind design
+/// choices in the code", "Timestamps written without a format description").
 impl fmt::Display for Timestamp {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let at = self.to_datetime();

@@ -1,8 +1,8 @@
 //! diesel-async adapters implementing the `shop-ports` stores on SQLite and PostgreSQL.
 //!
 //! One [`Database`] handle serves both backends: a pool enum, with each query written once and
-//! expanded per backend by a small macro (see `database.rs`). Schema migrations are embedded and
-//! applied by [`Database::open`].
+//! expanded per backend by a small macro (see `database/macros.rs`). Schema migrations are
+//! embedded and applied by [`Database::open`].
 //!
 //! **Invariants:** every query is scoped by `shop_id`, except the import's ownership check,
 //! which reads only which shop an id belongs to, idempotency records, which are keyed by

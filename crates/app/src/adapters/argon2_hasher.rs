@@ -1,10 +1,11 @@
 //! argon2id with the crate's defaults (OWASP: 19 MiB, 2 passes, 1 lane), for API keys'
 //! secrets and owners' passwords alike.
 //!
-//! Each verification costs ~26 ms of CPU and 19 MiB of memory, so it never runs on the async
-//! workers: it goes to tokio's blocking pool, and a semaphore sized to the cores bounds how
-//! many run at once, keys and passwords together. A flood of wrong keys or passwords
-//! therefore queues instead of exhausting memory.
+//! Each verification costs 19 MiB of memory and many milliseconds of CPU (see
+//! docs/PERFORMANCE.md, "Figures behind design choices in the code", "argon2 verification"),
+//! so it never runs on the async workers: it goes to tokio's blocking pool, and a semaphore
+//! sized to the cores bounds how many run at once, keys and passwords together. A flood of
+//! wrong keys or passwords therefore queues instead of exhausting memory.
 
 use std::sync::Arc;
 

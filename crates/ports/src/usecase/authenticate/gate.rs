@@ -60,8 +60,9 @@ pub struct Admission<'a> {
 impl ClientGate {
     const PRUNE_AT_LEAST: usize = 1_024;
 
-    /// Verifications: 64 under way in all, one per client. With argon2 at about 26 ms a
-    /// verification on two cores, a newcomer waits about 13 ms per active client ahead of it.
+    /// Verifications: 64 under way in all, one per client. A newcomer waits, per active client
+    /// ahead of it, one argon2 verification's CPU divided by the cores (see docs/PERFORMANCE.md,
+    /// "Figures behind design choices in the code", "argon2 verification").
     pub fn for_verifications() -> Self {
         Self::new(64, 1)
     }

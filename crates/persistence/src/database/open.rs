@@ -1,0 +1,135 @@
+//! Opening the database: pool sizing, building the pool of each backend, and the settings
+//! every new connection gets before the pool hands it out.
+
+use std::path::Path;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::time::Duration;
+
+use diesel::{ConnectionError, ConnectionResult};
+use diesel_async::pooled_connection::deadpool::Pool as DeadPool;
+use diesel_async::pooled_connection::{
+    AsyncDieselConnectionManager, ManagerConfig, RecyclingMethod,
+};
+use diesel_async::{AsyncConnection, AsyncPgConnection, SimpleAsyncConnection};
+
+use super::{ConnectError, Database, DatabaseUrl, Pool, SqliteConn};
+use crate::migrate;
+
+/// Per-connection SQLite settings. `busy_timeout` comes first so that the others wait for a
+/// lock instead of failing. WAL lets readers proceed during a write. `synchronous = FULL`
+/// syncs the WAL at every commit: an adjustment answered 201 survives a power cut, not only a
+/// crash of the process (NORMAL may lose the last commits then). Foreign keys are off by
+/// default in SQLite.
+const SQLITE_SETUP: &str = "PRAGMA busy_timeout = 5000; PRAGMA journal_mode = WAL; \
+     PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON;";
+
+/// Per-connection PostgreSQL settings: a runaway query is cancelled (and reported as
+/// unavailable) instead of holding a pooled connection forever.
+const POSTGRES_SETUP: &str = "SET statement_timeout = '10s'";
+
+/// Pool sizing.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PoolOptions {
+    /// Connections kept at most (0 is taken as 1).
+    pub max_size: usize,
+    /// How long a query waits for a free connection, including establishing a new one and
+    /// checking an idle one, before failing as unavailable (503). Short, so that a request
+    /// fails fast when the database is gone instead of holding the client.
+    pub wait_timeout: Duration,
+}
+
+impl PoolOptions {
+    pub const DEFAULT_MAX_SIZE: usize = 8;
+    pub const DEFAULT_WAIT_TIMEOUT: Duration = Duration::from_secs(5);
+}
+
+impl Default for PoolOptions {
+    fn default() -> Self {
+        Self {
+            max_size: Self::DEFAULT_MAX_SIZE,
+            wait_timeout: Self::DEFAULT_WAIT_TIMEOUT,
+        }
+    }
+}
+
+impl Database {
+    /// Opens the pool (creating the SQLite file and its parent directory if missing) and
+    /// applies all pending embedded migrations before returning.
+    ///
+    /// Migrations run on a blocking thread, so this works on any tokio runtime, including
+    /// current-thread ones such as actix's. The runtime must have its time driver enabled
+    /// (the pool's wait timeout uses it).
+    pub async fn open(url: &DatabaseUrl, options: PoolOptions) -> Result<Database, ConnectError> {
+        migrate::run_pending(url).await?;
+        let max_size = options.max_size.max(1);
+        let pool = match url {
+            DatabaseUrl::Sqlite(path) => {
+                let mut config = ManagerConfig::default();
+                config.custom_setup = Box::new(setup_sqlite);
+                // A local file cannot drop the connection: skip the per-checkout ping.
+                config.recycling_method = RecyclingMethod::Fast;
+                let manager =
+                    AsyncDieselConnectionManager::new_with_config(sqlite_path(path)?, config);
+                Pool::Sqlite(
+                    DeadPool::builder(manager)
+                        .max_size(max_size)
+                        .build()
+                        .map_err(ConnectError::Pool)?,
+                )
+            }
+            DatabaseUrl::Postgres(url) => {
+                let mut config = ManagerConfig::default();
+                config.custom_setup = Box::new(setup_postgres);
+                // No `SELECT 1` per checkout: diesel-async already drops a connection whose
+                // socket is closed (a server restart closes them all), and the extra round trip
+                // was a measurable share of each request's CPU (see docs/PERFORMANCE.md, "No
+                // ping per PostgreSQL checkout"). A connection that breaks between checkout
+                // and query fails that request with 503, like any outage.
+                config.recycling_method = RecyclingMethod::Fast;
+                let manager = AsyncDieselConnectionManager::new_with_config(url, config);
+                Pool::Postgres(
+                    DeadPool::builder(manager)
+                        .max_size(max_size)
+                        .build()
+                        .map_err(ConnectError::Pool)?,
+                )
+            }
+        };
+        Ok(Database {
+            pool,
+            wait_timeout: options.wait_timeout,
+            wait_timeouts: Arc::default(),
+            sqlite_writer: Arc::default(),
+        })
+    }
+}
+
+/// The path as SQLite's driver takes it.
+pub(crate) fn sqlite_path(path: &Path) -> Result<&str, ConnectError> {
+    path.to_str().ok_or(ConnectError::InvalidUrl(
+        "the SQLite path is not valid UTF-8",
+    ))
+}
+
+type SetupFuture<'a, C> = Pin<Box<dyn Future<Output = ConnectionResult<C>> + Send + 'a>>;
+
+fn setup_sqlite(url: &str) -> SetupFuture<'_, SqliteConn> {
+    Box::pin(async move {
+        let mut conn = SqliteConn::establish(url).await?;
+        conn.batch_execute(SQLITE_SETUP)
+            .await
+            .map_err(ConnectionError::CouldntSetupConfiguration)?;
+        Ok(conn)
+    })
+}
+
+fn setup_postgres(url: &str) -> SetupFuture<'_, AsyncPgConnection> {
+    Box::pin(async move {
+        let mut conn = AsyncPgConnection::establish(url).await?;
+        conn.batch_execute(POSTGRES_SETUP)
+            .await
+            .map_err(ConnectionError::CouldntSetupConfiguration)?;
+        Ok(conn)
+    })
+}
