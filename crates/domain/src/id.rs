@@ -5,6 +5,7 @@
 //! `prod_123`-style ids while keeping path segments and cursors unambiguous.
 
 use std::fmt;
+use std::str::FromStr;
 
 pub const MAX_ID_LEN: usize = 64;
 
@@ -43,6 +44,15 @@ macro_rules! opaque_id {
         impl fmt::Display for $name {
             fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
                 f.write_str(&self.0)
+            }
+        }
+
+        // Lets an adapter parse any id generically (a path segment, a parameter).
+        impl FromStr for $name {
+            type Err = InvalidId;
+
+            fn from_str(text: &str) -> Result<Self, InvalidId> {
+                Self::parse(text)
             }
         }
     };
@@ -84,6 +94,12 @@ mod tests {
         ] {
             assert!(ProductId::parse(ok).is_ok(), "{ok}");
         }
+    }
+
+    #[test]
+    fn from_str_is_parse() {
+        assert_eq!("prod_1".parse::<ProductId>(), ProductId::parse("prod_1"));
+        assert_eq!("a/b".parse::<ClientId>(), Err(InvalidId));
     }
 
     #[test]

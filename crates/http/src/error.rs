@@ -8,15 +8,15 @@
 
 use std::borrow::Cow;
 
-use actix_web::error::{JsonPayloadError, PayloadError};
+use actix_web::error::PayloadError;
 use actix_web::http::StatusCode;
 use actix_web::http::header::{self, ContentType};
 use actix_web::{HttpResponse, ResponseError};
 use serde::Serialize;
 use shop_domain::access::AccessDenied;
 use shop_domain::rate_limit::RateStatus;
-use shop_domain::stock::{AdjustmentResult, MAX_ABS_STOCK, StockAdjustment};
-use shop_ports::usecase::{AuthError, ReadError};
+use shop_domain::stock::MAX_ABS_STOCK;
+use shop_ports::usecase::{AdjustError, AuthError, ReadError};
 use shop_ports::{BoxError, StoreError};
 
 /// The largest request body any endpoint reads (JSON or raw), app-wide.
@@ -365,9 +365,9 @@ impl From<AuthError> for ApiError {
     }
 }
 
-/// What a read endpoint looks up by id, named in its 404. A use case answers an unknown id,
-/// another shop's id and an id that cannot exist with the same `ReadError::NotFound`, so the
-/// three give byte-identical bodies on one endpoint.
+/// What a read endpoint looks up by id, named in its 404. A use case answers an unknown id and
+/// another shop's id with the same `ReadError::NotFound`, and `PathId` an id that cannot exist
+/// with [`ApiError::not_found`], so the three give byte-identical bodies on one endpoint.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Resource {
     Product,
@@ -388,32 +388,38 @@ impl Resource {
 }
 
 impl ApiError {
+    /// The 404 of an endpoint looking up `resource`: for an unknown id, another shop's, and
+    /// one that cannot exist alike.
+    pub fn not_found(resource: Resource) -> Self {
+        Self::NotFound(resource.not_found_message())
+    }
+
     /// The mapping of a read use case's error, for an endpoint reading `resource`:
     /// `.map_err(ApiError::reading(Resource::Order))`. There is deliberately no
     /// `From<ReadError>`, so that no handler can answer with another resource's 404 text.
     pub fn reading(resource: Resource) -> impl Fn(ReadError) -> Self {
         move |error| match error {
-            ReadError::NotFound => Self::NotFound(resource.not_found_message()),
+            ReadError::NotFound => Self::not_found(resource),
             ReadError::Store(store) => store.into(),
         }
     }
 }
 
-impl ApiError {
-    /// What the store decided about a stock adjustment: the applied adjustment (201), or the
-    /// error of a refusal. An unknown variant, another shop's and an id that cannot exist all
-    /// give the same 404 body.
-    pub fn adjusted(result: AdjustmentResult) -> Result<StockAdjustment, Self> {
-        match result {
-            AdjustmentResult::Applied(adjustment) => Ok(adjustment),
-            AdjustmentResult::VariantNotFound => {
-                Err(Self::NotFound(Resource::Variant.not_found_message()))
-            }
-            AdjustmentResult::NotTracked => Err(Self::StockNotTracked),
-            AdjustmentResult::OutOfRange => Err(Self::stock_out_of_range()),
+/// A stock adjustment that changed nothing. A replayed refusal maps as it did the first time;
+/// the handler marks the response as a replay.
+impl From<AdjustError> for ApiError {
+    fn from(error: AdjustError) -> Self {
+        match error {
+            AdjustError::VariantNotFound { .. } => Self::not_found(Resource::Variant),
+            AdjustError::NotTracked { .. } => Self::StockNotTracked,
+            AdjustError::OutOfRange { .. } => Self::stock_out_of_range(),
+            AdjustError::KeyReused => Self::IdempotencyKeyReused,
+            AdjustError::Store(store) => store.into(),
         }
     }
+}
 
+impl ApiError {
     /// The 422 of an adjustment that would take the stock beyond ±10^12.
     pub fn stock_out_of_range() -> Self {
         Self::StockOutOfRange(vec![FieldIssue::new(
@@ -423,35 +429,6 @@ impl ApiError {
                  every stock"
             ),
         )])
-    }
-}
-
-/// Body errors of `web::Json` (for the write endpoints): size, media type, syntax, fields.
-impl From<JsonPayloadError> for ApiError {
-    fn from(error: JsonPayloadError) -> Self {
-        match error {
-            JsonPayloadError::Overflow { .. } | JsonPayloadError::OverflowKnownLength { .. } => {
-                Self::PayloadTooLarge
-            }
-            JsonPayloadError::ContentType => Self::UnsupportedMediaType,
-            JsonPayloadError::Deserialize(cause) if cause.is_data() => Self::Validation {
-                message: "The request body is invalid.",
-                details: vec![FieldIssue::new("body", data_error_message(&cause))],
-            },
-            JsonPayloadError::Deserialize(_) => Self::InvalidJson,
-            other if other.status_code().is_server_error() => Self::internal(other.to_string()),
-            other => Self::from_status(other.status_code()),
-        }
-    }
-}
-
-/// serde's data errors read "missing field `x` at line 1 column 2": the position means nothing
-/// to a client once the body is parsed, and the rest names the field without leaking internals.
-fn data_error_message(cause: &serde_json::Error) -> String {
-    let text = cause.to_string();
-    match text.rsplit_once(" at line ") {
-        Some((message, _)) => message.to_owned(),
-        None => text,
     }
 }
 
@@ -572,32 +549,31 @@ mod tests {
 
     #[test]
     fn adjustment_refusals_have_their_own_codes() {
-        let not_tracked = ApiError::adjusted(AdjustmentResult::NotTracked).err();
-        let not_found = ApiError::adjusted(AdjustmentResult::VariantNotFound).err();
-        let (Some(not_tracked), Some(not_found)) = (not_tracked, not_found) else {
-            panic!("refusals must be errors");
-        };
+        let not_tracked = ApiError::from(AdjustError::NotTracked { replayed: false });
+        let not_found = ApiError::from(AdjustError::VariantNotFound { replayed: false });
         assert_eq!(not_tracked.status_code(), StatusCode::UNPROCESSABLE_ENTITY);
         assert_eq!(not_tracked.code(), "STOCK_NOT_TRACKED");
         assert_eq!(not_found.public_message(), "No variant has this id.");
-        let reused = ApiError::IdempotencyKeyReused;
+        let reused = ApiError::from(AdjustError::KeyReused);
         assert_eq!(reused.status_code(), StatusCode::UNPROCESSABLE_ENTITY);
         assert_eq!(reused.code(), "IDEMPOTENCY_KEY_REUSED");
     }
 
     #[test]
-    fn json_body_errors_distinguish_syntax_from_fields() {
-        let syntax = serde_json::from_str::<serde_json::Value>("{").err();
-        let data = serde_json::from_str::<Vec<u8>>(r#"{"a":1}"#).err();
-        let (Some(syntax), Some(data)) = (syntax, data) else {
-            panic!("both inputs must fail to parse");
-        };
-        assert_eq!(
-            ApiError::from(JsonPayloadError::Deserialize(syntax)).code(),
-            "INVALID_JSON"
-        );
-        let invalid = ApiError::from(JsonPayloadError::Deserialize(data));
-        assert_eq!(invalid.code(), "VALIDATION_ERROR");
-        assert!(!invalid.details()[0].message.contains("line"));
+    fn a_replayed_refusal_maps_as_the_first_answer() {
+        for replayed in [false, true] {
+            let out_of_range = ApiError::from(AdjustError::OutOfRange { replayed });
+            assert_eq!(out_of_range.code(), "STOCK_OUT_OF_RANGE");
+            assert_eq!(out_of_range.details()[0].field, "quantity");
+            let not_found = ApiError::from(AdjustError::VariantNotFound { replayed });
+            assert_eq!(
+                not_found.envelope(),
+                ApiError::not_found(Resource::Variant).envelope()
+            );
+        }
+        let unavailable = ApiError::from(AdjustError::Store(StoreError::Unavailable(
+            "pool timed out".into(),
+        )));
+        assert_eq!(unavailable.code(), "SERVICE_UNAVAILABLE");
     }
 }

@@ -41,6 +41,7 @@ mod middleware;
 mod mount;
 mod openapi;
 mod operations;
+mod path_id;
 mod query;
 mod rate_limit;
 mod routes;

@@ -11,7 +11,7 @@ use actix_web::dev::{Server, ServiceFactory, ServiceRequest, ServiceResponse};
 use actix_web::middleware::from_fn;
 use actix_web::{App, HttpServer, web};
 
-use crate::error::{ApiError, MAX_BODY_BYTES};
+use crate::error::MAX_BODY_BYTES;
 use crate::handlers::fallback;
 use crate::middleware::{api_headers, envelope, observe, rate_limit_headers};
 use crate::mount::{Mount, Mounts};
@@ -177,8 +177,9 @@ async fn stop_signal() {
     );
 }
 
-/// The whole application. Production passes `routes::configure`; tests pass the same plus
-/// test-only routes, so that they exercise the very middleware and limits served here.
+/// The whole application. Production passes `routes::configure` and the mounted adapters'
+/// routes; tests pass `routes::configure` alone, so that they exercise the very middleware and
+/// limits served here.
 ///
 /// Middleware order, outermost first: `observe` gives every request an id and a span, and
 /// logs and counts it once its response is final; `api_headers::add` marks every response
@@ -205,11 +206,6 @@ pub(crate) fn app(
     App::new()
         .app_data(web::Data::new(state))
         .app_data(web::Data::new(operations.clone()))
-        .app_data(
-            web::JsonConfig::default()
-                .limit(MAX_BODY_BYTES)
-                .error_handler(|error, _| ApiError::from(error).into()),
-        )
         .app_data(web::PayloadConfig::new(MAX_BODY_BYTES))
         .configure(|config| operations.configure(config))
         .configure(routes)

@@ -2,6 +2,7 @@
 
 use actix_web::{HttpRequest, HttpResponse, web};
 use shop_domain::client::{ClientListQuery, ClientSearch, client_cursor_position};
+use shop_domain::id::ClientId;
 use shop_domain::pagination::PageLimit;
 use shop_domain::scope::Operation;
 
@@ -11,6 +12,7 @@ use crate::dto::client::ClientDto;
 use crate::dto::page::{DataDto, ListDto};
 use crate::error::{ApiError, Resource};
 use crate::openapi::{ClientListParams, IdPath, ListClients, ShowClient};
+use crate::path_id::PathId;
 use crate::query::{QueryParams, expect_none};
 
 /// The query parameters the list accepts; its `params(...)` documents the same (tested).
@@ -52,15 +54,15 @@ pub async fn list(
 )]
 pub async fn show(
     request: HttpRequest,
+    id: PathId<ClientId>,
     state: web::Data<ApiState>,
 ) -> Result<HttpResponse, ApiError> {
     let principal = authenticate(&request, &state, Operation::GetClient).await?;
     expect_none(request.query_string())?;
-    // The route pattern guarantees the segment; an impossible id is simply not found.
-    let id = request.match_info().get("id").unwrap_or_default();
+    let id = id.or_not_found(Resource::Client)?;
     let client = state
         .clients
-        .get(&principal.shop.id, id)
+        .get(&principal.shop.id, &id)
         .await
         .map_err(ApiError::reading(Resource::Client))?;
     Ok(HttpResponse::Ok().json(DataDto::new(ClientDto::from(&client))))

@@ -1,6 +1,7 @@
 //! `GET /api/v1/clients/{id}/loyalty`: needs `loyalty:read` only, not `clients:read`.
 
 use actix_web::{HttpRequest, HttpResponse, web};
+use shop_domain::id::ClientId;
 use shop_domain::scope::Operation;
 
 use crate::ApiState;
@@ -9,6 +10,7 @@ use crate::dto::loyalty::LoyaltySummaryDto;
 use crate::dto::page::DataDto;
 use crate::error::{ApiError, Resource};
 use crate::openapi::{IdPath, ShowLoyalty};
+use crate::path_id::PathId;
 use crate::query::expect_none;
 
 #[utoipa::path(
@@ -24,16 +26,16 @@ use crate::query::expect_none;
 )]
 pub async fn show(
     request: HttpRequest,
+    id: PathId<ClientId>,
     state: web::Data<ApiState>,
 ) -> Result<HttpResponse, ApiError> {
     let principal = authenticate(&request, &state, Operation::GetLoyalty).await?;
     expect_none(request.query_string())?;
-    // The route pattern guarantees the segment; an impossible id is simply not found.
-    let id = request.match_info().get("id").unwrap_or_default();
     // What is missing is the client whose summary was asked for.
+    let id = id.or_not_found(Resource::Client)?;
     let summary = state
         .loyalty
-        .summary(&principal.shop.id, id)
+        .summary(&principal.shop.id, &id)
         .await
         .map_err(ApiError::reading(Resource::Client))?;
     Ok(HttpResponse::Ok().json(DataDto::new(LoyaltySummaryDto::from(&summary))))

@@ -1,7 +1,7 @@
 //! `GET /api/v1/orders` and `GET /api/v1/orders/{id}`.
 
 use actix_web::{HttpRequest, HttpResponse, web};
-use shop_domain::id::ClientId;
+use shop_domain::id::{ClientId, OrderId};
 use shop_domain::order::{
     DateRangeError, OrderListQuery, OrderSource, OrderStatus, PaymentStatus, order_cursor_position,
     parse_date_from, parse_date_to,
@@ -15,6 +15,7 @@ use crate::dto::order::OrderDto;
 use crate::dto::page::{DataDto, ListDto};
 use crate::error::{ApiError, Resource};
 use crate::openapi::{IdPath, ListOrders, OrderListParams, ShowOrder};
+use crate::path_id::PathId;
 use crate::query::{QueryParams, expect_none};
 
 /// The query parameters the list accepts; its `params(...)` documents the same (tested).
@@ -65,15 +66,15 @@ pub async fn list(
 )]
 pub async fn show(
     request: HttpRequest,
+    id: PathId<OrderId>,
     state: web::Data<ApiState>,
 ) -> Result<HttpResponse, ApiError> {
     let principal = authenticate(&request, &state, Operation::GetOrder).await?;
     expect_none(request.query_string())?;
-    // The route pattern guarantees the segment; an impossible id is simply not found.
-    let id = request.match_info().get("id").unwrap_or_default();
+    let id = id.or_not_found(Resource::Order)?;
     let order = state
         .orders
-        .get(&principal.shop.id, id)
+        .get(&principal.shop.id, &id)
         .await
         .map_err(ApiError::reading(Resource::Order))?;
     Ok(HttpResponse::Ok().json(DataDto::new(OrderDto::from(&order))))

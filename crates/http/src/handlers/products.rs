@@ -3,7 +3,7 @@
 use actix_web::{HttpRequest, HttpResponse, web};
 use shop_domain::Timestamp;
 use shop_domain::catalogue::{ActiveFilter, ProductListQuery, product_cursor_position};
-use shop_domain::id::{BrandId, CategoryId};
+use shop_domain::id::{BrandId, CategoryId, ProductId};
 use shop_domain::pagination::PageLimit;
 use shop_domain::scope::Operation;
 use shop_domain::text::SearchTerm;
@@ -14,6 +14,7 @@ use crate::dto::page::{DataDto, ListDto};
 use crate::dto::product::ProductDto;
 use crate::error::{ApiError, Resource};
 use crate::openapi::{IdPath, ListProducts, ProductListParams, ShowProduct};
+use crate::path_id::PathId;
 use crate::query::{QueryParams, expect_none};
 
 /// The query parameters the list accepts; its `params(...)` documents the same (tested).
@@ -64,15 +65,15 @@ pub async fn list(
 )]
 pub async fn show(
     request: HttpRequest,
+    id: PathId<ProductId>,
     state: web::Data<ApiState>,
 ) -> Result<HttpResponse, ApiError> {
     let principal = authenticate(&request, &state, Operation::GetProduct).await?;
     expect_none(request.query_string())?;
-    // The route pattern guarantees the segment; an impossible id is simply not found.
-    let id = request.match_info().get("id").unwrap_or_default();
+    let id = id.or_not_found(Resource::Product)?;
     let listing = state
         .catalogue
-        .get(&principal.shop.id, id)
+        .get(&principal.shop.id, &id)
         .await
         .map_err(ApiError::reading(Resource::Product))?;
     Ok(HttpResponse::Ok().json(DataDto::new(ProductDto::from(&listing))))

@@ -9,7 +9,6 @@ use shop_domain::stock::{
     AdjustmentRequest, IdempotencyKey, InvalidIdempotencyKey, StockListQuery, stock_cursor_position,
 };
 use shop_domain::text::SearchTerm;
-use shop_ports::port::AdjustmentOutcome;
 
 use crate::ApiState;
 use crate::auth::authenticate;
@@ -96,18 +95,16 @@ pub async fn adjust(
         return Err(ApiError::invalid_body(issues));
     };
 
-    let outcome = state.stock.adjust(&principal, adjustment, key).await?;
-    let (result, replayed) = match outcome {
-        AdjustmentOutcome::Fresh(result) => (result, false),
-        AdjustmentOutcome::Replayed(result) => (result, true),
-        AdjustmentOutcome::KeyReused => return Err(ApiError::IdempotencyKeyReused),
-    };
+    let answer = state.stock.adjust(&principal, adjustment, key).await;
     // A replayed refusal answers as it did the first time, with the replay header too.
-    let mut response = match ApiError::adjusted(result) {
-        Ok(adjustment) => {
-            HttpResponse::Created().json(DataDto::new(StockAdjustmentDto::from(&adjustment)))
-        }
-        Err(refusal) => HttpResponse::from_error(refusal),
+    let replayed = match &answer {
+        Ok(adjusted) => adjusted.replayed,
+        Err(error) => error.replayed(),
+    };
+    let mut response = match answer {
+        Ok(adjusted) => HttpResponse::Created()
+            .json(DataDto::new(StockAdjustmentDto::from(&adjusted.adjustment))),
+        Err(error) => HttpResponse::from_error(ApiError::from(error)),
     };
     if replayed {
         response

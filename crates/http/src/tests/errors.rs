@@ -1,10 +1,9 @@
 use actix_web::http::StatusCode;
-use actix_web::http::header;
 use actix_web::test::TestRequest;
 use shop_ports::StoreError;
 use shop_ports::port::MockCatalogueRepository;
 
-use super::{CapturedLogs, TestApi, get, key};
+use super::{CapturedLogs, TestApi, get, key, shop};
 
 #[actix_web::test]
 async fn an_unknown_route_is_an_enveloped_404() {
@@ -72,30 +71,43 @@ async fn a_panicking_handler_is_an_enveloped_500() {
     assert!(reply.header("x-request-id").is_some());
 }
 
+/// `{id}` is parsed before the handler runs, yet an id that cannot exist is answered only after
+/// the key, its scope and the query were checked, and it never reaches storage (no port here
+/// has expectations).
 #[actix_web::test]
-async fn an_oversized_body_is_an_enveloped_413() {
-    let body = format!("\"{}\"", "x".repeat(64 * 1024));
-    let request = TestRequest::post()
-        .uri("/test/json")
-        .insert_header(header::ContentType::json())
-        .set_payload(body);
-    let reply = TestApi::new().send(request).await;
-    reply.error(StatusCode::PAYLOAD_TOO_LARGE, "PAYLOAD_TOO_LARGE");
-}
-
-#[actix_web::test]
-async fn a_malformed_json_body_is_invalid_json() {
-    let request = TestRequest::post()
-        .uri("/test/json")
-        .insert_header(header::ContentType::json())
-        .set_payload("{\"a\":");
-    let reply = TestApi::new().send(request).await;
-    reply.error(StatusCode::BAD_REQUEST, "INVALID_JSON");
-    let accepted = TestRequest::post()
-        .uri("/test/json")
-        .insert_header(header::ContentType::json())
-        .set_payload("{\"a\":1}");
-    assert_eq!(TestApi::new().send(accepted).await.status, StatusCode::OK);
+async fn an_impossible_id_is_a_404_only_after_the_key_the_scope_and_the_query() {
+    for (uri, scope, message) in [
+        (
+            "/api/v1/products/!!!",
+            "products:read",
+            "No product has this id.",
+        ),
+        (
+            "/api/v1/orders/a%20b",
+            "orders:read",
+            "No order has this id.",
+        ),
+        (
+            "/api/v1/clients/!!!",
+            "clients:read",
+            "No client has this id.",
+        ),
+        (
+            "/api/v1/clients/!!!/loyalty",
+            "loyalty:read",
+            "No client has this id.",
+        ),
+    ] {
+        let anonymous = TestApi::new().send(TestRequest::get().uri(uri)).await;
+        anonymous.error(StatusCode::UNAUTHORIZED, "UNAUTHORIZED");
+        let unscoped = TestApi::with_key(shop(), "stock:read").send(get(uri)).await;
+        unscoped.error(StatusCode::FORBIDDEN, "INSUFFICIENT_SCOPE");
+        let queried = TestApi::new().send(get(&format!("{uri}?x=1"))).await;
+        assert_eq!(queried.detail_fields(), ["x"], "{uri}");
+        let reply = TestApi::with_key(shop(), scope).send(get(uri)).await;
+        let error = reply.error(StatusCode::NOT_FOUND, "NOT_FOUND");
+        assert_eq!(error["message"], message, "{uri}");
+    }
 }
 
 #[actix_web::test]

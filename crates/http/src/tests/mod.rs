@@ -20,8 +20,7 @@ use std::sync::{Arc, Mutex};
 use actix_web::http::StatusCode;
 use actix_web::http::header::{self, HeaderMap};
 use actix_web::test::{self, TestRequest};
-use actix_web::web::{self, Bytes};
-use actix_web::{HttpResponse, Responder};
+use actix_web::web::Bytes;
 use serde_json::Value;
 use shop_domain::Timestamp;
 use shop_domain::api_key::{ApiKey, KeyPrefix, KeySecret};
@@ -272,11 +271,7 @@ impl TestApi {
     /// The requests in turn on ONE App, so that they share its authentication cache.
     pub async fn send_all(self, requests: Vec<TestRequest>) -> Vec<Reply> {
         let operations = self.operations.clone();
-        let service = test::init_service(app(self.state(), operations, |config| {
-            routes::configure(config);
-            test_routes(config);
-        }))
-        .await;
+        let service = test::init_service(app(self.state(), operations, routes::configure)).await;
         let mut replies = Vec::with_capacity(requests.len());
         for request in requests {
             let response = test::call_service(&service, request.to_request()).await;
@@ -288,14 +283,6 @@ impl TestApi {
         }
         replies
     }
-}
-
-/// Routes that exist only in tests, to reach actix's body limits.
-fn test_routes(config: &mut web::ServiceConfig) {
-    async fn echo(body: web::Json<Value>) -> impl Responder {
-        HttpResponse::Ok().json(body.into_inner())
-    }
-    config.route("/test/json", web::post().to(echo));
 }
 
 /// The token that opens `/metrics` on the API's address in these tests.

@@ -152,6 +152,20 @@ async fn an_unknown_product_is_404() {
     reply.error(StatusCode::NOT_FOUND, "NOT_FOUND");
 }
 
+/// Same body as an unknown id, and the store is not asked (its mock has no expectations).
+#[actix_web::test]
+async fn an_impossible_id_is_the_same_404_without_a_lookup() {
+    let unknown = TestApi::new()
+        .repository(finding(None))
+        .send(get("/api/v1/products/p404"))
+        .await;
+    for uri in ["/api/v1/products/not%20an%20id", "/api/v1/products/!!!"] {
+        let reply = TestApi::new().send(get(uri)).await;
+        reply.error(StatusCode::NOT_FOUND, "NOT_FOUND");
+        assert_eq!(reply.body, unknown.body, "{uri}");
+    }
+}
+
 #[actix_web::test]
 async fn list_wraps_products_with_page_info() {
     let products = ["p1", "p2", "p3"].map(full_product).to_vec();

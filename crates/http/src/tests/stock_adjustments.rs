@@ -429,6 +429,7 @@ async fn a_body_that_is_not_json_is_invalid_json() {
     for body in [
         "",
         "{\"variantId\":",
+        "{\"a\":",
         "variantId=v1&quantity=2",
         "{'a': 1}",
         "{} x",
@@ -436,6 +437,17 @@ async fn a_body_that_is_not_json_is_invalid_json() {
         let reply = api().send(post(body)).await;
         reply.error(StatusCode::BAD_REQUEST, "INVALID_JSON");
     }
+    // Well-formed JSON goes on to the members' checks.
+    let reply = api().send(post("{\"a\":1}")).await;
+    assert_eq!(
+        details(&reply),
+        pairs(&[
+            ("a", "is not a known field"),
+            ("variantId", "is required"),
+            ("quantity", "is required"),
+            ("reason", "is required"),
+        ])
+    );
 }
 
 #[actix_web::test]
@@ -474,6 +486,9 @@ async fn a_body_over_64_kib_is_a_413_and_64_kib_is_read() {
         body
     };
     let reply = api().send(post(padding(64 * 1024 + 1))).await;
+    reply.error(StatusCode::PAYLOAD_TOO_LARGE, "PAYLOAD_TOO_LARGE");
+    let one_long_string = format!("\"{}\"", "x".repeat(64 * 1024));
+    let reply = api().send(post(one_long_string)).await;
     reply.error(StatusCode::PAYLOAD_TOO_LARGE, "PAYLOAD_TOO_LARGE");
 
     let repository = answering(

@@ -29,10 +29,9 @@ impl ClientDirectory {
         }))
     }
 
-    pub async fn get(&self, shop: &ShopId, id: &str) -> Result<Client, ReadError> {
-        let id = ClientId::parse(id).map_err(|_| ReadError::NotFound)?;
+    pub async fn get(&self, shop: &ShopId, id: &ClientId) -> Result<Client, ReadError> {
         self.repository
-            .find_client(shop, &id)
+            .find_client(shop, id)
             .await?
             .ok_or(ReadError::NotFound)
     }

@@ -32,26 +32,21 @@ impl LoyaltyOverview {
         Self { clients, loyalty }
     }
 
-    pub async fn summary(
-        &self,
-        shop: &ShopId,
-        client_id: &str,
-    ) -> Result<LoyaltySummary, ReadError> {
-        let id = ClientId::parse(client_id).map_err(|_| ReadError::NotFound)?;
+    pub async fn summary(&self, shop: &ShopId, id: &ClientId) -> Result<LoyaltySummary, ReadError> {
         let client = self
             .clients
-            .find_client(shop, &id)
+            .find_client(shop, id)
             .await?
             .ok_or(ReadError::NotFound)?;
         let tiers = self.loyalty.tiers(shop).await?;
-        let mut recent_tickets = self.loyalty.recent_tickets(shop, &id, RECENT_LIMIT).await?;
-        let mut recent_spins = self.loyalty.recent_spins(shop, &id, RECENT_LIMIT).await?;
+        let mut recent_tickets = self.loyalty.recent_tickets(shop, id, RECENT_LIMIT).await?;
+        let mut recent_spins = self.loyalty.recent_spins(shop, id, RECENT_LIMIT).await?;
         // The cap is the contract: never more than 10, whatever a store returns.
         recent_tickets.truncate(RECENT_LIMIT);
         recent_spins.truncate(RECENT_LIMIT);
         let loyalty = client.loyalty;
         Ok(LoyaltySummary {
-            client_id: id,
+            client_id: id.clone(),
             points: loyalty.points,
             points_lifetime: loyalty.points_lifetime,
             points_all_time: loyalty.points_all_time,
@@ -75,6 +70,10 @@ mod tests {
 
     fn shop() -> ShopId {
         ShopId::parse("shop_a").unwrap()
+    }
+
+    fn client_id(id: &str) -> ClientId {
+        ClientId::parse(id).unwrap()
     }
 
     fn client(points_lifetime: i64) -> Client {
@@ -138,7 +137,10 @@ mod tests {
         clients
             .expect_find_client()
             .returning(|_, _| Ok(Some(client(600))));
-        let summary = overview(clients, 3).summary(&shop(), "c1").await.unwrap();
+        let summary = overview(clients, 3)
+            .summary(&shop(), &client_id("c1"))
+            .await
+            .unwrap();
         assert_eq!(
             (
                 summary.points,
@@ -159,10 +161,15 @@ mod tests {
         clients
             .expect_find_client()
             .returning(|_, _| Ok(Some(client(0))));
-        let summary = overview(clients, 14).summary(&shop(), "c1").await.unwrap();
+        let summary = overview(clients, 14)
+            .summary(&shop(), &client_id("c1"))
+            .await
+            .unwrap();
         assert_eq!(summary.recent_tickets.len(), 10);
     }
 
+    // An id that cannot exist never gets this far: `shop-http`'s `PathId` answers it with the
+    // same 404 before any use case runs.
     #[tokio::test]
     async fn an_unknown_client_is_not_found_before_any_loyalty_query() {
         let mut clients = MockClientRepository::new();
@@ -170,11 +177,7 @@ mod tests {
         let overview =
             LoyaltyOverview::new(Arc::new(clients), Arc::new(MockLoyaltyRepository::new()));
         assert!(matches!(
-            overview.summary(&shop(), "c404").await,
-            Err(ReadError::NotFound)
-        ));
-        assert!(matches!(
-            overview.summary(&shop(), "bad id").await,
+            overview.summary(&shop(), &client_id("c404")).await,
             Err(ReadError::NotFound)
         ));
     }

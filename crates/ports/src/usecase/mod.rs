@@ -34,4 +34,4 @@ pub use rate_limit::{RateLimiter, RateLimits};
 pub use read_error::ReadError;
 pub use seed::{BatchSource, SeedCounts, SeedError, SeedShop};
 pub use shops::{NewShop, ShopAdmin, ShopAdminError, ShopChange};
-pub use stock::StockKeeper;
+pub use stock::{AdjustError, Adjusted, StockKeeper};

@@ -29,10 +29,9 @@ impl OrderHistory {
         }))
     }
 
-    pub async fn get(&self, shop: &ShopId, id: &str) -> Result<Order, ReadError> {
-        let id = OrderId::parse(id).map_err(|_| ReadError::NotFound)?;
+    pub async fn get(&self, shop: &ShopId, id: &OrderId) -> Result<Order, ReadError> {
         self.repository
-            .find_order(shop, &id)
+            .find_order(shop, id)
             .await?
             .ok_or(ReadError::NotFound)
     }

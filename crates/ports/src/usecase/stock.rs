@@ -13,9 +13,13 @@ use shop_domain::stock::{
 use super::{Principal, ReadError};
 use crate::StoreError;
 use crate::port::{
-    AdjustmentCommand, AdjustmentOutcome, Clock, IdGenerator, IdempotencyClaim, StockRepository,
-    TrackingCommand, TrackingOutcome,
+    AdjustmentCommand, Clock, IdGenerator, IdempotencyClaim, StockRepository, TrackingCommand,
+    TrackingOutcome,
 };
+
+mod adjusted;
+
+pub use adjusted::{AdjustError, Adjusted};
 
 pub struct StockKeeper {
     repository: Arc<dyn StockRepository>,
@@ -53,7 +57,7 @@ impl StockKeeper {
         caller: &Principal,
         request: AdjustmentRequest,
         idempotency_key: Option<IdempotencyKey>,
-    ) -> Result<AdjustmentOutcome, StoreError> {
+    ) -> Result<Adjusted, AdjustError> {
         let at = self.clock.now();
         let idempotency = idempotency_key.map(|key| IdempotencyClaim {
             key,
@@ -70,7 +74,7 @@ impl StockKeeper {
             at,
             idempotency,
         };
-        self.repository.adjust_stock(&command).await
+        adjusted::answer(self.repository.adjust_stock(&command).await?)
     }
 
     /// Switches a variant's stock tracking, as its shop's owner does in the console (spec §3:

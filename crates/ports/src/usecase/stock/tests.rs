@@ -6,7 +6,7 @@ use shop_domain::shop::{Shop, ShopSlug, SubscriptionStatus};
 use shop_domain::stock::{AdjustmentResult, StockAdjustment};
 
 use super::*;
-use crate::port::{MockClock, MockIdGenerator, MockStockRepository};
+use crate::port::{AdjustmentOutcome, MockClock, MockIdGenerator, MockStockRepository};
 
 fn caller() -> Principal {
     Principal {
@@ -33,8 +33,8 @@ fn keeper(repository: MockStockRepository) -> StockKeeper {
     StockKeeper::new(Arc::new(repository), Arc::new(ids), Arc::new(clock))
 }
 
-fn applied() -> AdjustmentResult {
-    AdjustmentResult::Applied(StockAdjustment {
+fn adjustment() -> StockAdjustment {
+    StockAdjustment {
         variant_id: VariantId::parse("v1").unwrap(),
         product_id: ProductId::parse("p1").unwrap(),
         previous_stock: 4,
@@ -42,7 +42,21 @@ fn applied() -> AdjustmentResult {
         delta: -3,
         movement_id: MovementId::parse("mov_1").unwrap(),
         applied_at: Timestamp::from_millis(NOW),
-    })
+    }
+}
+
+fn applied() -> AdjustmentResult {
+    AdjustmentResult::Applied(adjustment())
+}
+
+/// The answer of the use case to a store that answers `outcome`.
+async fn answer_to(outcome: AdjustmentOutcome) -> Result<Adjusted, AdjustError> {
+    let mut repository = MockStockRepository::new();
+    repository
+        .expect_adjust_stock()
+        .returning(move |_| Ok(outcome.clone()));
+    let request = AdjustmentRequest::parse("v1", 2, "x").unwrap();
+    keeper(repository).adjust(&caller(), request, None).await
 }
 
 #[test]
@@ -72,33 +86,71 @@ async fn an_adjustment_is_made_in_the_callers_shop_and_recorded_with_its_key() {
         .times(1)
         .returning(|_| Ok(AdjustmentOutcome::Fresh(applied())));
     let request = AdjustmentRequest::parse("v1", -3, " casse ").unwrap();
-    let outcome = keeper(repository)
+    let adjusted = keeper(repository)
         .adjust(&caller(), request, None)
         .await
         .unwrap();
-    assert_eq!(outcome, AdjustmentOutcome::Fresh(applied()));
+    assert_eq!(
+        adjusted,
+        Adjusted {
+            adjustment: adjustment(),
+            replayed: false
+        }
+    );
 }
 
 #[tokio::test]
-async fn not_found_and_not_tracked_come_back_as_results() {
-    for result in [
-        AdjustmentResult::VariantNotFound,
-        AdjustmentResult::NotTracked,
-    ] {
-        let mut repository = MockStockRepository::new();
-        let answer = result.clone();
-        repository
-            .expect_adjust_stock()
-            .returning(move |_| Ok(AdjustmentOutcome::Fresh(answer.clone())));
-        let request = AdjustmentRequest::parse("v1", 2, "x").unwrap();
-        assert_eq!(
-            keeper(repository)
-                .adjust(&caller(), request, None)
-                .await
-                .unwrap(),
-            AdjustmentOutcome::Fresh(result)
-        );
-    }
+async fn refusals_come_back_as_errors() {
+    let not_found = answer_to(AdjustmentOutcome::Fresh(AdjustmentResult::VariantNotFound)).await;
+    assert!(
+        matches!(
+            not_found,
+            Err(AdjustError::VariantNotFound { replayed: false })
+        ),
+        "{not_found:?}"
+    );
+    let not_tracked = answer_to(AdjustmentOutcome::Fresh(AdjustmentResult::NotTracked)).await;
+    assert!(
+        matches!(
+            not_tracked,
+            Err(AdjustError::NotTracked { replayed: false })
+        ),
+        "{not_tracked:?}"
+    );
+    let out_of_range = answer_to(AdjustmentOutcome::Fresh(AdjustmentResult::OutOfRange)).await;
+    assert!(
+        matches!(
+            out_of_range,
+            Err(AdjustError::OutOfRange { replayed: false })
+        ),
+        "{out_of_range:?}"
+    );
+}
+
+#[tokio::test]
+async fn a_replayed_refusal_says_it_is_a_replay() {
+    let replayed = answer_to(AdjustmentOutcome::Replayed(AdjustmentResult::NotTracked)).await;
+    assert!(
+        matches!(replayed, Err(AdjustError::NotTracked { replayed: true })),
+        "{replayed:?}"
+    );
+    assert!(replayed.is_err_and(|error| error.replayed()));
+}
+
+#[tokio::test]
+async fn a_reused_key_and_a_store_failure_are_errors_too() {
+    let reused = answer_to(AdjustmentOutcome::KeyReused).await;
+    assert!(matches!(reused, Err(AdjustError::KeyReused)), "{reused:?}");
+    let mut repository = MockStockRepository::new();
+    repository
+        .expect_adjust_stock()
+        .returning(|_| Err(StoreError::Unavailable("pool timed out".into())));
+    let request = AdjustmentRequest::parse("v1", 2, "x").unwrap();
+    let failed = keeper(repository).adjust(&caller(), request, None).await;
+    assert!(
+        matches!(failed, Err(AdjustError::Store(StoreError::Unavailable(_)))),
+        "{failed:?}"
+    );
 }
 
 #[tokio::test]
@@ -112,11 +164,13 @@ async fn an_impossible_variant_id_still_goes_through_the_store_for_idempotency()
     let key = IdempotencyKey::parse("k-1").unwrap();
     let outcome = keeper(repository)
         .adjust(&caller(), request, Some(key))
-        .await
-        .unwrap();
-    assert_eq!(
-        outcome,
-        AdjustmentOutcome::Fresh(AdjustmentResult::VariantNotFound)
+        .await;
+    assert!(
+        matches!(
+            outcome,
+            Err(AdjustError::VariantNotFound { replayed: false })
+        ),
+        "{outcome:?}"
     );
 }
 
@@ -136,13 +190,16 @@ async fn a_key_carries_the_request_fingerprint_and_a_24_hour_window() {
         })
         .returning(|_| Ok(AdjustmentOutcome::Replayed(applied())));
     let key = IdempotencyKey::parse("retry-42").unwrap();
-    let outcome = keeper(repository)
+    let adjusted = keeper(repository)
         .adjust(&caller(), request, Some(key))
         .await
         .unwrap();
     assert_eq!(
-        outcome,
-        AdjustmentOutcome::Replayed(applied()),
+        adjusted,
+        Adjusted {
+            adjustment: adjustment(),
+            replayed: true
+        },
         "a replay is passed through untouched"
     );
 }
