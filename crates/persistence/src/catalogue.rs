@@ -1,17 +1,18 @@
 //! Reading products: the list page, one product, and the stored versions an import compares
-//! against. All three go through [`CatalogueQueries::load_products`], which costs exactly two
-//! queries whatever the number of products: one for the products (with category and brand
-//! names by LEFT JOIN), one for all their variants. No N+1. A search (`q`) of three characters
+//! against. All three go through [`CatalogueQueries::load_products`], which costs one statement
+//! whatever the number of products: the products with their category and brand names and
+//! their variants by LEFT JOIN, the page's products chosen by a subquery so that its `LIMIT`
+//! counts products, not variants. No N+1, and one statement rather than two (see
+//! docs/PERFORMANCE.md). A search (`q`) of three characters
 //! or more costs up to three more on SQLite: where its bounded walk ends, then, if that walk did
 //! not fill the page, the search index's matches and a second read of the page (see [`search`]).
 
 pub(crate) mod search;
 
-use std::collections::HashMap;
-
 use async_trait::async_trait;
 use diesel::prelude::*;
-use diesel_async::RunQueryDsl;
+use diesel::sql_types::Text;
+use diesel_async::{AsyncConnectionCore, RunQueryDsl};
 use shop_domain::catalogue::{Product, ProductListQuery, Variant};
 use shop_domain::id::{ProductId, ShopId};
 use shop_ports::StoreError;
@@ -35,7 +36,7 @@ pub(crate) enum Selection<'a> {
 
 /// Queries shared by the catalogue and the import, implemented for both backends' connections
 /// so that the import can run them inside its transaction.
-pub(crate) trait CatalogueQueries {
+pub(crate) trait CatalogueQueries: PageIds {
     /// The shop's selected products, by ascending id, each with all its variants (active or
     /// not) in display order.
     fn load_products(
@@ -46,6 +47,14 @@ pub(crate) trait CatalogueQueries {
 }
 
 type ProductWithNames = (ProductRow, Option<String>, Option<String>);
+
+/// A product with its category's and brand's names, and one of its variants if it has any.
+type ProductWithVariant = (
+    ProductRow,
+    Option<String>,
+    Option<String>,
+    Option<VariantRow>,
+);
 
 impl_for_each_backend! {
     impl CatalogueQueries {
@@ -66,7 +75,7 @@ impl_for_each_backend! {
                 }
                 None => SearchPath::Walk,
             };
-            let rows = loop {
+            loop {
                 let mut query = products::table
                     .left_join(
                         categories::table.on(categories::id
@@ -80,88 +89,108 @@ impl_for_each_backend! {
                             .eq(products::brand_id)
                             .and(brands::shop_id.eq(products::shop_id))),
                     )
+                    .left_join(
+                        variants::table.on(variants::product_id
+                            .eq(products::id)
+                            .and(variants::shop_id.eq(products::shop_id))),
+                    )
                     .filter(products::shop_id.eq(shop.as_str()))
                     .select((
                         ProductRow::as_select(),
                         categories::name.nullable(),
                         brands::name.nullable(),
+                        Option::<VariantRow>::as_select(),
                     ))
-                    .order(products::id.asc())
+                    .order((
+                        products::id.asc(),
+                        variants::position.asc(),
+                        variants::id.asc(),
+                    ))
                     .into_boxed();
                 match selection {
-                    Selection::Page(page) => {
-                        if let Some(after) = &page.after {
-                            query = query.filter(products::id.gt(after.as_str()));
-                        }
-                        if let Some(term) = &page.search {
-                            query = query.filter(
-                                products::search_text
-                                    .like(contains_pattern(term.as_str()))
-                                    .escape('\\'),
-                            );
-                            match &path {
-                                SearchPath::Walk => {}
-                                SearchPath::WalkThrough(last) => {
-                                    query = query.filter(products::id.le(last.as_str()));
-                                }
-                                SearchPath::Candidates(ids) if ids.is_empty() => {
-                                    return Ok(Vec::new());
-                                }
-                                SearchPath::Candidates(ids) => {
-                                    query = query.filter(one_of(products::id, ids));
-                                }
-                            }
-                        }
-                        if let Some(category) = &page.category {
-                            query = query.filter(products::category_id.eq(category.as_str()));
-                        }
-                        if let Some(brand) = &page.brand {
-                            query = query.filter(products::brand_id.eq(brand.as_str()));
-                        }
-                        if let Some(product_type) = &page.product_type {
-                            query = query
-                                .filter(products::product_type.eq(product_type.as_str()));
-                        }
-                        if let Some(active) = page.active.product_active() {
-                            query = query.filter(products::active.eq(active));
-                        }
-                        if let Some(since) = page.updated_since {
-                            query = query.filter(products::updated_at_ms.ge(since.millis()));
-                        }
-                        let overfetch =
-                            i64::try_from(page.limit.get() + 1).unwrap_or(i64::MAX);
-                        query = query.limit(overfetch);
-                    }
+                    Selection::Page(page) => match Self::page_ids(shop, page, &path) {
+                        Some(ids) => query = query.filter(products::id.eq_any(ids)),
+                        None => return Ok(Vec::new()),
+                    },
                     Selection::Ids(ids) => {
                         query = query.filter(one_of(products::id, ids));
                     }
                 }
-                let rows: Vec<ProductWithNames> = query.load(&mut *self).await?;
+                let rows: Vec<ProductWithVariant> = query.load(&mut *self).await?;
+                let loaded = assemble(rows)?;
                 match (&path, search) {
                     (SearchPath::WalkThrough(_), Some((term, page)))
-                        if rows.len() <= page.limit.get() =>
+                        if loaded.len() <= page.limit.get() =>
                     {
                         path = self.past_window(shop, term, page.limit.get()).await?;
                     }
-                    _ => break rows,
+                    _ => return Ok(loaded),
                 }
-            };
-            if rows.is_empty() {
-                return Ok(Vec::new());
             }
-            let ids: Vec<&str> = rows.iter().map(|(row, _, _)| row.id.as_str()).collect();
-            let variant_rows: Vec<VariantRow> = variants::table
-                .filter(variants::shop_id.eq(shop.as_str()))
-                .filter(one_of(variants::product_id, &ids))
-                .order((
-                    variants::product_id.asc(),
-                    variants::position.asc(),
-                    variants::id.asc(),
-                ))
-                .select(VariantRow::as_select())
-                .load(&mut *self)
-                .await?;
-            assemble(rows, variant_rows)
+        }
+    }
+}
+
+/// A list page's product ids, `limit + 1` of them at most, as the subquery of the one statement
+/// that reads them with their variants; `None` when `path` already knows there are none. Built
+/// per backend: a boxed query names its backend.
+pub(crate) trait PageIds: AsyncConnectionCore {
+    fn page_ids<'a>(
+        shop: &'a ShopId,
+        page: &'a ProductListQuery,
+        path: &'a SearchPath,
+    ) -> Option<products::BoxedQuery<'a, <Self as AsyncConnectionCore>::Backend, Text>>;
+}
+
+impl_for_each_backend! {
+    impl PageIds {
+        fn page_ids<'a>(
+            shop: &'a ShopId,
+            page: &'a ProductListQuery,
+            path: &'a SearchPath,
+        ) -> Option<products::BoxedQuery<'a, <Self as AsyncConnectionCore>::Backend, Text>> {
+            let mut query = products::table
+                .select(products::id)
+                .filter(products::shop_id.eq(shop.as_str()))
+                .order(products::id.asc())
+                .into_boxed();
+            if let Some(after) = &page.after {
+                query = query.filter(products::id.gt(after.as_str()));
+            }
+            if let Some(term) = &page.search {
+                query = query.filter(
+                    products::search_text
+                        .like(contains_pattern(term.as_str()))
+                        .escape('\\'),
+                );
+                match path {
+                    SearchPath::Walk => {}
+                    SearchPath::WalkThrough(last) => {
+                        query = query.filter(products::id.le(last.as_str()));
+                    }
+                    SearchPath::Candidates(ids) if ids.is_empty() => return None,
+                    SearchPath::Candidates(ids) => {
+                        query = query.filter(one_of(products::id, ids));
+                    }
+                }
+            }
+            if let Some(category) = &page.category {
+                query = query.filter(products::category_id.eq(category.as_str()));
+            }
+            if let Some(brand) = &page.brand {
+                query = query.filter(products::brand_id.eq(brand.as_str()));
+            }
+            if let Some(product_type) = &page.product_type {
+                query = query.filter(products::product_type.eq(product_type.as_str()));
+            }
+            if let Some(active) = page.active.product_active() {
+                query = query.filter(products::active.eq(active));
+            }
+            if let Some(since) = page.updated_since {
+                query = query.filter(products::updated_at_ms.ge(since.millis()));
+            }
+            let overfetch = i64::try_from(page.limit.get() + 1).unwrap_or(i64::MAX);
+            Some(query.limit(overfetch))
         }
     }
 }
@@ -181,22 +210,24 @@ pub(crate) fn contains_pattern(term: &str) -> String {
     pattern
 }
 
-/// Attaches the variants (ordered by product, then display order) to their products.
-fn assemble(
-    rows: Vec<ProductWithNames>,
-    variant_rows: Vec<VariantRow>,
-) -> Result<Vec<Product>, DbError> {
-    let mut by_product: HashMap<String, Vec<Variant>> = HashMap::with_capacity(rows.len());
-    for row in variant_rows {
-        let product_id = row.product_id.clone();
-        by_product
-            .entry(product_id)
-            .or_default()
-            .push(row.into_domain()?);
+/// The products of rows ordered by product, then display order: one row per variant, or one
+/// without a variant for a product that has none.
+fn assemble(rows: Vec<ProductWithVariant>) -> Result<Vec<Product>, DbError> {
+    let mut loaded: Vec<(ProductWithNames, Vec<Variant>)> = Vec::new();
+    for (product, category_name, brand_name, variant) in rows {
+        let same_product = loaded
+            .last()
+            .is_some_and(|((last, _, _), _)| last.id == product.id);
+        if !same_product {
+            loaded.push(((product, category_name, brand_name), Vec::new()));
+        }
+        if let (Some(variant), Some((_, variants))) = (variant, loaded.last_mut()) {
+            variants.push(variant.into_domain()?);
+        }
     }
-    rows.into_iter()
-        .map(|(row, category_name, brand_name)| {
-            let variants = by_product.remove(&row.id).unwrap_or_default();
+    loaded
+        .into_iter()
+        .map(|((row, category_name, brand_name), variants)| {
             row.into_domain(category_name, brand_name, variants)
         })
         .collect()

@@ -1,13 +1,17 @@
 //! Reading orders: the list page and one order. Both go through
-//! [`OrderQueries::load_orders`], which costs exactly two queries whatever the number of orders
-//! and items: one for the orders, one for the items of all of them. No N+1.
+//! [`OrderQueries::load_orders`], which costs one statement whatever the number of orders and
+//! items: the orders with their items by LEFT JOIN, the page's orders chosen by a subquery so
+//! that its `LIMIT` counts orders, not items. One statement rather than two halves the
+//! database's per-statement work (parse, bind, snapshot, executor start) on PostgreSQL and
+//! the hops to SQLite's thread (see docs/PERFORMANCE.md).
 //!
 //! Only [`SelectedOrder`]'s columns are selected: the confidential ones (signatures, internal
 //! note, payment intent) never leave the database on this path.
 
 use async_trait::async_trait;
 use diesel::prelude::*;
-use diesel_async::RunQueryDsl;
+use diesel::sql_types::Text;
+use diesel_async::{AsyncConnectionCore, RunQueryDsl};
 use shop_domain::id::{OrderId, ShopId};
 use shop_domain::order::{Order, OrderItem, OrderListQuery};
 use shop_ports::StoreError;
@@ -30,7 +34,7 @@ pub(crate) enum OrderSelection<'a> {
 
 /// Queries shared by the API's reads and the import, implemented for both backends'
 /// connections so that the import can run them inside its transaction.
-pub(crate) trait OrderQueries {
+pub(crate) trait OrderQueries: OrderPageIds {
     /// The shop's selected orders, each with all its items in list order.
     fn load_orders(
         &mut self,
@@ -47,93 +51,110 @@ impl_for_each_backend! {
             selection: OrderSelection<'_>,
         ) -> Result<Vec<Order>, DbError> {
             let mut query = orders::table
+                .left_join(
+                    order_items::table.on(order_items::order_id
+                        .eq(orders::id)
+                        .and(order_items::shop_id.eq(orders::shop_id))),
+                )
                 .filter(orders::shop_id.eq(shop.as_str()))
-                .select(SelectedOrder::as_select())
-                .order((orders::created_at_ms.desc(), orders::id.desc()))
+                .select((
+                    SelectedOrder::as_select(),
+                    Option::<SelectedOrderItem>::as_select(),
+                ))
+                .order((
+                    orders::created_at_ms.desc(),
+                    orders::id.desc(),
+                    order_items::position.asc(),
+                ))
                 .into_boxed();
             match selection {
                 OrderSelection::Page(page) => {
-                    if let Some(status) = page.status {
-                        query = query.filter(orders::status.eq(status.as_str()));
-                    }
-                    if let Some(payment_status) = page.payment_status {
-                        query = query.filter(orders::payment_status.eq(payment_status.as_str()));
-                    }
-                    if let Some(source) = page.source {
-                        query = query.filter(orders::source.eq(source.as_str()));
-                    }
-                    if let Some(client) = &page.client_id {
-                        query = query.filter(orders::client_id.eq(client.as_str()));
-                    }
-                    if let Some(from) = page.created_from {
-                        query = query.filter(orders::created_at_ms.ge(from.millis()));
-                    }
-                    if let Some(to) = page.created_to {
-                        query = query.filter(orders::created_at_ms.le(to.millis()));
-                    }
-                    if let Some((at, id)) = &page.before {
-                        // Strictly after the cursor's row in list order. The first bound is
-                        // implied by the second, but only it is an index range: PostgreSQL does
-                        // not turn the OR into one and would read every row newer than the
-                        // cursor (500,000 index entries for a page 500,000 rows deep).
-                        query = query.filter(orders::created_at_ms.le(at.millis())).filter(
-                            orders::created_at_ms.lt(at.millis()).or(orders::created_at_ms
-                                .eq(at.millis())
-                                .and(orders::id.lt(id.as_str()))),
-                        );
-                    }
-                    let overfetch = i64::try_from(page.limit.get() + 1).unwrap_or(i64::MAX);
-                    query = query.limit(overfetch);
+                    query = query.filter(orders::id.eq_any(Self::page_ids(shop, page)));
                 }
                 OrderSelection::Ids(ids) => {
                     query = query.filter(one_of(orders::id, ids));
                 }
             }
-            let rows: Vec<SelectedOrder> = query.load(&mut *self).await?;
-            if rows.is_empty() {
-                return Ok(Vec::new());
-            }
-            let ids: Vec<&str> = rows.iter().map(|row| row.id.as_str()).collect();
-            let item_rows: Vec<SelectedOrderItem> = order_items::table
-                .filter(order_items::shop_id.eq(shop.as_str()))
-                .filter(one_of(order_items::order_id, &ids))
-                .order((order_items::order_id.asc(), order_items::position.asc()))
-                .select(SelectedOrderItem::as_select())
-                .load(&mut *self)
-                .await?;
-            assemble(rows, item_rows)
+            let rows: Vec<OrderWithItem> = query.load(&mut *self).await?;
+            assemble(rows)
         }
     }
 }
 
-/// Attaches the items to their orders, keeping the orders' own order. The query returns each
-/// order's items together, in list order; the groups themselves come in the database's
-/// collation, which need not be Rust's byte order, so they are sorted here before the
-/// lookups. A page has at most 101 orders: a sorted `Vec` needs neither a hash nor a copy of
-/// each item's order id, as a map did.
-fn assemble(
-    rows: Vec<SelectedOrder>,
-    item_rows: Vec<SelectedOrderItem>,
-) -> Result<Vec<Order>, DbError> {
-    let mut groups: Vec<(String, Vec<OrderItem>)> = Vec::with_capacity(rows.len());
-    for mut row in item_rows {
-        match groups.last_mut() {
-            Some((order_id, items)) if *order_id == row.order_id => items.push(row.into_domain()?),
-            _ => {
-                let order_id = std::mem::take(&mut row.order_id);
-                groups.push((order_id, vec![row.into_domain()?]));
+/// A list page's order ids, newest first, `limit + 1` of them at most, as the subquery of the
+/// one statement that reads them with their items. Built per backend: a boxed query names its
+/// backend.
+pub(crate) trait OrderPageIds: AsyncConnectionCore {
+    fn page_ids<'a>(
+        shop: &'a ShopId,
+        page: &'a OrderListQuery,
+    ) -> orders::BoxedQuery<'a, <Self as AsyncConnectionCore>::Backend, Text>;
+}
+
+impl_for_each_backend! {
+    impl OrderPageIds {
+        fn page_ids<'a>(
+            shop: &'a ShopId,
+            page: &'a OrderListQuery,
+        ) -> orders::BoxedQuery<'a, <Self as AsyncConnectionCore>::Backend, Text> {
+            let mut query = orders::table
+                .select(orders::id)
+                .filter(orders::shop_id.eq(shop.as_str()))
+                .order((orders::created_at_ms.desc(), orders::id.desc()))
+                .into_boxed();
+            if let Some(status) = page.status {
+                query = query.filter(orders::status.eq(status.as_str()));
             }
+            if let Some(payment_status) = page.payment_status {
+                query = query.filter(orders::payment_status.eq(payment_status.as_str()));
+            }
+            if let Some(source) = page.source {
+                query = query.filter(orders::source.eq(source.as_str()));
+            }
+            if let Some(client) = &page.client_id {
+                query = query.filter(orders::client_id.eq(client.as_str()));
+            }
+            if let Some(from) = page.created_from {
+                query = query.filter(orders::created_at_ms.ge(from.millis()));
+            }
+            if let Some(to) = page.created_to {
+                query = query.filter(orders::created_at_ms.le(to.millis()));
+            }
+            if let Some((at, id)) = &page.before {
+                // Strictly after the cursor's row in list order. The first bound is implied by
+                // the second, but only it is an index range: PostgreSQL does not turn the OR
+                // into one and would read every row newer than the cursor (500,000 index
+                // entries for a page 500,000 rows deep).
+                query = query.filter(orders::created_at_ms.le(at.millis())).filter(
+                    orders::created_at_ms.lt(at.millis()).or(orders::created_at_ms
+                        .eq(at.millis())
+                        .and(orders::id.lt(id.as_str()))),
+                );
+            }
+            let overfetch = i64::try_from(page.limit.get() + 1).unwrap_or(i64::MAX);
+            query.limit(overfetch)
         }
     }
-    groups.sort_unstable_by(|(a, _), (b, _)| a.cmp(b));
-    rows.into_iter()
-        .map(|row| {
-            let items = groups
-                .binary_search_by(|(order_id, _)| order_id.as_str().cmp(&row.id))
-                .map(|found| std::mem::take(&mut groups[found].1))
-                .unwrap_or_default();
-            row.into_domain(items)
-        })
+}
+
+/// An order, and one of its items if it has any.
+type OrderWithItem = (SelectedOrder, Option<SelectedOrderItem>);
+
+/// The orders of rows in list order, each order's rows together: one row per item, or one
+/// without an item for an order that has none.
+fn assemble(rows: Vec<OrderWithItem>) -> Result<Vec<Order>, DbError> {
+    let mut loaded: Vec<(SelectedOrder, Vec<OrderItem>)> = Vec::new();
+    for (order, item) in rows {
+        if loaded.last().is_none_or(|(last, _)| last.id != order.id) {
+            loaded.push((order, Vec::new()));
+        }
+        if let (Some(item), Some((_, items))) = (item, loaded.last_mut()) {
+            items.push(item.into_domain()?);
+        }
+    }
+    loaded
+        .into_iter()
+        .map(|(order, items)| order.into_domain(items))
         .collect()
 }
 

@@ -189,13 +189,12 @@ impl OrderItemRow {
     }
 }
 
-/// What a read selects of an item: [`OrderItemRow`]'s columns but the shop's id and the
-/// position, which only order the query's result.
+/// What a read selects of an item: [`OrderItemRow`]'s columns but the shop's and the order's
+/// ids and the position, which only join and order the query's result.
 #[derive(Queryable, Selectable)]
 #[diesel(table_name = order_items, check_for_backend(Sqlite, Pg))]
 pub(crate) struct SelectedOrderItem {
     pub id: String,
-    pub order_id: String,
     pub product_id: String,
     pub variant_id: String,
     pub product_name: String,
