@@ -32,8 +32,9 @@ pub struct PageInfoDto {
 }
 
 /// What a list reserves per item before it is written: a product or an order with a few
-/// variants or items is about 1 KB of JSON (the benchmark's pages: 1.16 and 1.04 KB). A client
-/// or a stock entry is smaller; the excess lasts until the response is written.
+/// variants or items is about 1 KB of JSON (docs/PERFORMANCE.md, "Bytes reserved per list
+/// item"). A client or a stock entry is smaller; the excess lasts until the response is
+/// written.
 const RESERVED_BYTES_PER_ITEM: usize = 1_024;
 
 impl<T: Serialize> ListDto<T> {
