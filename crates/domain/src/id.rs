@@ -41,6 +41,13 @@ macro_rules! opaque_id {
             }
         }
 
+        // Lets a store bind a slice of ids as text.
+        impl AsRef<str> for $name {
+            fn as_ref(&self) -> &str {
+                &self.0
+            }
+        }
+
         impl fmt::Display for $name {
             fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
                 f.write_str(&self.0)

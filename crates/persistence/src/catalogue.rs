@@ -31,7 +31,7 @@ pub(crate) enum Selection<'a> {
     /// A list page: the query's filters, after its keyset position, at most `limit + 1`.
     Page(&'a ProductListQuery),
     /// These ids (missing ones are skipped), by ascending id.
-    Ids(&'a [String]),
+    Ids(&'a [ProductId]),
 }
 
 /// Queries shared by the catalogue and the import, implemented for both backends' connections
@@ -250,9 +250,8 @@ impl CatalogueRepository for Database {
         shop: &ShopId,
         id: &ProductId,
     ) -> Result<Option<Product>, StoreError> {
-        let ids = [id.as_str().to_owned()];
         let mut found = with_conn!(self, |conn| conn
-            .load_products(shop, Selection::Ids(&ids))
+            .load_products(shop, Selection::Ids(std::slice::from_ref(id)))
             .await)?;
         Ok(found.pop())
     }

@@ -24,7 +24,7 @@ pub(crate) enum ClientSelection<'a> {
     /// A list page: the query's search, after its keyset position, at most `limit + 1`.
     Page(&'a ClientListQuery),
     /// These ids (missing ones are skipped).
-    Ids(&'a [String]),
+    Ids(&'a [ClientId]),
 }
 
 /// Queries shared by the API's reads and the import, implemented for both backends'
@@ -99,9 +99,8 @@ impl ClientRepository for Database {
         shop: &ShopId,
         id: &ClientId,
     ) -> Result<Option<Client>, StoreError> {
-        let ids = [id.as_str().to_owned()];
         let mut found = with_conn!(self, |conn| conn
-            .load_clients(shop, ClientSelection::Ids(&ids))
+            .load_clients(shop, ClientSelection::Ids(std::slice::from_ref(id)))
             .await)?;
         Ok(found.pop())
     }

@@ -20,74 +20,73 @@ use diesel::sql_types::{Array, Bool, Text};
 use diesel::sqlite::Sqlite;
 
 /// `column IN (ids)`, for a text column; see the module's doc. In parentheses, as diesel writes
-/// `eq_any`, so that PostgreSQL receives the very statement it did before.
-pub(crate) fn one_of<C, T>(column: C, ids: &[T]) -> OneOf<'_, C, T>
+/// `eq_any`, so that PostgreSQL receives the very statement it did before. The ids may be the
+/// domain's typed ids: they are bound as the text they hold.
+pub(crate) fn one_of<'a, C, T>(column: C, ids: &'a [T]) -> OneOf<'a, C>
 where
     C: Expression<SqlType = Text>,
     T: AsRef<str>,
 {
     OneOf {
         column,
-        ids: JsonIds(ids),
+        ids: TextIds(ids.iter().map(AsRef::as_ref).collect()),
     }
 }
 
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct OneOf<'a, C, T> {
+#[derive(Debug, Clone)]
+pub(crate) struct OneOf<'a, C> {
     column: C,
-    ids: JsonIds<'a, T>,
+    ids: TextIds<'a>,
 }
 
-/// The ids as SQLite binds them: one JSON array of strings.
-#[derive(Clone, Copy)]
-struct JsonIds<'a, T>(&'a [T]);
+/// The ids as text: SQLite binds them as one JSON array of strings, PostgreSQL as a text array.
+#[derive(Clone)]
+struct TextIds<'a>(Vec<&'a str>);
 
-impl<T> fmt::Debug for JsonIds<'_, T> {
+impl fmt::Debug for TextIds<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "JsonIds({} ids)", self.0.len())
+        write!(f, "TextIds({} ids)", self.0.len())
     }
 }
 
-impl<T: AsRef<str>> ToSql<Text, Sqlite> for JsonIds<'_, T> {
+impl ToSql<Text, Sqlite> for TextIds<'_> {
     fn to_sql<'b>(&'b self, out: &mut Output<'b, '_, Sqlite>) -> serialize::Result {
-        let ids: Vec<&str> = self.0.iter().map(AsRef::as_ref).collect();
-        out.set_value(serde_json::to_string(&ids)?);
+        out.set_value(serde_json::to_string(&self.0)?);
         Ok(IsNull::No)
     }
 }
 
-impl<C, T> Expression for OneOf<'_, C, T>
+impl<C> Expression for OneOf<'_, C>
 where
     C: Expression<SqlType = Text>,
 {
     type SqlType = Bool;
 }
 
-impl<C, T, QS> AppearsOnTable<QS> for OneOf<'_, C, T> where C: AppearsOnTable<QS, SqlType = Text> {}
+impl<C, QS> AppearsOnTable<QS> for OneOf<'_, C> where C: AppearsOnTable<QS, SqlType = Text> {}
 
-impl<C, T, QS> SelectableExpression<QS> for OneOf<'_, C, T> where
+impl<C, QS> SelectableExpression<QS> for OneOf<'_, C> where
     C: SelectableExpression<QS, SqlType = Text>
 {
 }
 
-impl<C, T, GroupBy> ValidGrouping<GroupBy> for OneOf<'_, C, T>
+impl<C, GroupBy> ValidGrouping<GroupBy> for OneOf<'_, C>
 where
     C: ValidGrouping<GroupBy>,
 {
     type IsAggregate = C::IsAggregate;
 }
 
-impl<C, T> QueryId for OneOf<'_, C, T> {
+impl<C> QueryId for OneOf<'_, C> {
     type QueryId = ();
 
     // No type-level identity: the cache key is the SQL text, which is fixed.
     const HAS_STATIC_QUERY_ID: bool = false;
 }
 
-impl<C, T> QueryFragment<Sqlite> for OneOf<'_, C, T>
+impl<C> QueryFragment<Sqlite> for OneOf<'_, C>
 where
     C: QueryFragment<Sqlite>,
-    T: AsRef<str>,
 {
     fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, Sqlite>) -> QueryResult<()> {
         out.push_sql("(");
@@ -99,16 +98,15 @@ where
     }
 }
 
-impl<C, T> QueryFragment<Pg> for OneOf<'_, C, T>
+impl<C> QueryFragment<Pg> for OneOf<'_, C>
 where
     C: QueryFragment<Pg>,
-    T: ToSql<Text, Pg> + fmt::Debug,
 {
     fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, Pg>) -> QueryResult<()> {
         out.push_sql("(");
         self.column.walk_ast(out.reborrow())?;
         out.push_sql(" = ANY(");
-        out.push_bind_param::<Array<Text>, [T]>(self.ids.0)?;
+        out.push_bind_param::<Array<Text>, [&str]>(&self.ids.0)?;
         out.push_sql("))");
         Ok(())
     }

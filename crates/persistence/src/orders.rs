@@ -29,7 +29,7 @@ pub(crate) enum OrderSelection<'a> {
     /// A list page: the query's filters, after its keyset position, at most `limit + 1`.
     Page(&'a OrderListQuery),
     /// These ids (missing ones are skipped).
-    Ids(&'a [String]),
+    Ids(&'a [OrderId]),
 }
 
 /// Queries shared by the API's reads and the import, implemented for both backends'
@@ -171,9 +171,8 @@ impl OrderRepository for Database {
     }
 
     async fn find_order(&self, shop: &ShopId, id: &OrderId) -> Result<Option<Order>, StoreError> {
-        let ids = [id.as_str().to_owned()];
         let mut found = with_conn!(self, |conn| conn
-            .load_orders(shop, OrderSelection::Ids(&ids))
+            .load_orders(shop, OrderSelection::Ids(std::slice::from_ref(id)))
             .await)?;
         Ok(found.pop())
     }

@@ -169,9 +169,9 @@ pub(super) async fn import_products<C: ImportConnection>(
     products: Vec<ImportedProduct>,
     now: Timestamp,
 ) -> Result<ImportCounts, DbError> {
-    let ids: Vec<String> = products
+    let ids: Vec<ProductId> = products
         .iter()
-        .map(|imported| imported.product.id.as_str().to_owned())
+        .map(|imported| imported.product.id.clone())
         .collect();
     let mut stored: HashMap<ProductId, Product> = HashMap::with_capacity(ids.len());
     for chunk in ids.chunks(IDS_PER_QUERY) {

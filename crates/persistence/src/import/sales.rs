@@ -21,6 +21,7 @@ use super::{IDS_PER_QUERY, ImportConnection, check_written, only_in_shop};
 use crate::clients::ClientSelection;
 use crate::database::impl_for_each_backend;
 use crate::error::DbError;
+use crate::one_of::one_of;
 use crate::orders::OrderSelection;
 use crate::rows::{
     ClientConfidentialRow, ClientRow, ClientSearchRow, OrderConfidentialRow, OrderItemRow, OrderRow,
@@ -80,14 +81,14 @@ pub(super) trait SalesWrites {
     fn client_confidential(
         &mut self,
         shop: &ShopId,
-        ids: &[String],
+        ids: &[ClientId],
     ) -> impl Future<Output = Result<Vec<(String, ClientConfidentialRow)>, DbError>> + Send;
 
     /// `(id, confidential columns)` of the shop's orders among `ids`.
     fn order_confidential(
         &mut self,
         shop: &ShopId,
-        ids: &[String],
+        ids: &[OrderId],
     ) -> impl Future<Output = Result<Vec<(String, OrderConfidentialRow)>, DbError>> + Send;
 
     fn write_client(
@@ -109,11 +110,11 @@ impl_for_each_backend! {
         async fn client_confidential(
             &mut self,
             shop: &ShopId,
-            ids: &[String],
+            ids: &[ClientId],
         ) -> Result<Vec<(String, ClientConfidentialRow)>, DbError> {
             Ok(clients::table
                 .filter(clients::shop_id.eq(shop.as_str()))
-                .filter(clients::id.eq_any(ids))
+                .filter(one_of(clients::id, ids))
                 .select((clients::id, ClientConfidentialRow::as_select()))
                 .load(self)
                 .await?)
@@ -122,11 +123,11 @@ impl_for_each_backend! {
         async fn order_confidential(
             &mut self,
             shop: &ShopId,
-            ids: &[String],
+            ids: &[OrderId],
         ) -> Result<Vec<(String, OrderConfidentialRow)>, DbError> {
             Ok(orders::table
                 .filter(orders::shop_id.eq(shop.as_str()))
-                .filter(orders::id.eq_any(ids))
+                .filter(one_of(orders::id, ids))
                 .select((orders::id, OrderConfidentialRow::as_select()))
                 .load(self)
                 .await?)
@@ -190,9 +191,9 @@ pub(super) async fn import_clients<C: ImportConnection>(
     clients: Vec<ImportedClient>,
     now: Timestamp,
 ) -> Result<ImportCounts, DbError> {
-    let ids: Vec<String> = clients
+    let ids: Vec<ClientId> = clients
         .iter()
-        .map(|imported| imported.client.id.as_str().to_owned())
+        .map(|imported| imported.client.id.clone())
         .collect();
     let mut stored: HashMap<ClientId, (Client, ClientConfidential)> =
         HashMap::with_capacity(ids.len());
@@ -231,9 +232,9 @@ pub(super) async fn import_orders<C: ImportConnection>(
     orders: Vec<ImportedOrder>,
     now: Timestamp,
 ) -> Result<ImportCounts, DbError> {
-    let ids: Vec<String> = orders
+    let ids: Vec<OrderId> = orders
         .iter()
-        .map(|imported| imported.order.id.as_str().to_owned())
+        .map(|imported| imported.order.id.clone())
         .collect();
     let mut stored: HashMap<OrderId, (Order, OrderConfidential)> =
         HashMap::with_capacity(ids.len());
