@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """`just bench`: builds the release binaries, seeds a big and a small dataset on SQLite and on
-PostgreSQL, drives each endpoint with wrk, measures the two ceilings (A: the framework, the
-`ceiling` binary serving the endpoint's captured body; B: pgbench running the request's SQL),
+PostgreSQL, drives each endpoint with wrk (reading the CPU time the server and, on PostgreSQL,
+its backends spend per request: benchlib/cpu.py), measures the two ceilings (A: the framework,
+the `ceiling` binary serving the endpoint's captured body; B: pgbench running the request's SQL),
 the flat-with-size latencies (the big and the small dataset's servers both up, every request
 of a ratio measured in several rounds, the two sides one after the other in alternating order,
 each ratio the median of its rounds' ratios: benchlib/latency.py and benchlib/targets.py), the
@@ -37,7 +38,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from benchlib import (  # noqa: E402
-    config, datasets, latency, pgbench, plans, processes, report, soak, targets, tools, wrk)
+    config, cpu, datasets, latency, pgbench, plans, processes, report, soak, targets, tools, wrk)
 from benchlib.api import API, Api, deep_orders_cursor, tracked_variants, wait_until_ready  # noqa: E402
 from benchlib.processes import Failure  # noqa: E402
 
@@ -45,13 +46,21 @@ OUT = config.OUT_DIR
 # Enough distinct variants that each wrk thread cycles through far more than its connections.
 ADJUSTED_VARIANTS = 2048
 
-# name -> (method and path shown in the report, API path, path on the ceiling server)
+# name -> (method and path shown in the report, API path). The name is also the path of the
+# endpoint's captured body on the ceiling server (`/{name}`: letters, digits, `-` and `_`). A
+# read by id's `{id}` is filled in by capture() (endpoint_paths).
 ENDPOINTS = {
     "me": ("GET /api/v1/me", f"{API}/me"),
     "products": ("GET /api/v1/products?limit=20", f"{API}/products?limit=20"),
+    "product": ("GET /api/v1/products/{id}", f"{API}/products/{{id}}"),
     "orders": ("GET /api/v1/orders?limit=20", f"{API}/orders?limit=20"),
+    "order": ("GET /api/v1/orders/{id}", f"{API}/orders/{{id}}"),
     "adjustments": ("POST /api/v1/stock/adjustments", f"{API}/stock/adjustments"),
 }
+# The reads by id -> the list endpoint whose captured first page gives their id (its first
+# row), so that nothing here depends on how the seed names its rows. Each list comes before its
+# read by id in ENDPOINTS.
+BY_ID = {"product": "products", "order": "orders"}
 
 
 def url(port, path):
@@ -161,51 +170,90 @@ class Captured:
     shop_id: str
     bodies: dict  # endpoint name -> file holding its response body, byte for byte
     variants_file: Path  # tracked variants to adjust, one a line
-    first_page_ids: dict  # "products"/"orders" -> the 21 first ids (pgbench's page inputs)
+    first_page_ids: dict  # "products"/"orders" -> the ids of the captured first page
     key_prefix: str  # of the benchmark's key (the adjustments' movements record it)
+    # endpoint name -> (request shown in the report, API path): ENDPOINTS with the reads by
+    # id's paths filled in (endpoint_paths)
+    endpoints: dict
+
+    def by_id(self, name):
+        """The id that the read by id `name` ("product", "order") asks for."""
+        return self.first_page_ids[BY_ID[name]][0]
+
+
+def page_ids(body):
+    """The ids of a list page's response body, in its order."""
+    return [row["id"] for row in json.loads(body)["data"]]
+
+
+def endpoint_path(name, first_page_ids):
+    """The API path of endpoint `name`; a read by id's `{id}` is the first id of its list's
+    first page (first_page_ids: list endpoint name -> ids)."""
+    request, path = ENDPOINTS[name]
+    if name in BY_ID:
+        ids = first_page_ids.get(BY_ID[name])
+        if not ids:
+            raise Failure(f"the first page of {BY_ID[name]} is empty: no id for {request}")
+        path = path.replace("{id}", urllib.parse.quote(ids[0], safe=""))
+    return path
+
+
+def endpoint_paths(first_page_ids):
+    """ENDPOINTS with each read by id's path filled in (endpoint_path)."""
+    return {name: (request, endpoint_path(name, first_page_ids))
+            for name, (request, _) in ENDPOINTS.items()}
 
 
 def capture(api, backend, key_prefix):
+    """Every endpoint's response body, in ENDPOINTS order: a list's first page before the read
+    by id that asks for its first row, the adjustment (which writes) last."""
     variants = tracked_variants(api, ADJUSTED_VARIANTS)
     variants_file = OUT / f"variants-{backend}.txt"
     variants_file.write_text("\n".join(variants) + "\n")
-    bodies = {}
-    for name, (_, path) in ENDPOINTS.items():
-        body = api.post_adjustment(variants[0]) if name == "adjustments" else api.get(path)
+    bodies, first_page_ids = {}, {}
+    for name in ENDPOINTS:
+        if name == "adjustments":
+            body = api.post_adjustment(variants[0])
+        else:
+            body = api.get(endpoint_path(name, first_page_ids))
+        if name in BY_ID.values():
+            first_page_ids[name] = page_ids(body)
         bodies[name] = OUT / "bodies" / f"{backend}-{name}.json"
         bodies[name].parent.mkdir(parents=True, exist_ok=True)
         bodies[name].write_bytes(body)
-    # The repositories read limit + 1 rows to know whether there is more: the second query of
-    # a page (variants, items) is given 21 ids.
-    first_page_ids = {
-        name: [row["id"] for row in api.get_json(f"{API}/{name}?limit=21")["data"]]
-        for name in ("products", "orders")
-    }
     shop_id = json.loads(bodies["me"].read_bytes())["shop"]["id"]
-    return Captured(shop_id, bodies, variants_file, first_page_ids, key_prefix)
+    return Captured(shop_id, bodies, variants_file, first_page_ids, key_prefix,
+                    endpoint_paths(first_page_ids))
 
 
 def pg_array(values):
-    return "{" + ",".join(values) + "}"
+    """A PostgreSQL text array literal, each element quoted: {"a","b"}."""
+    quoted = ('"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"' for value in values)
+    return "{" + ",".join(quoted) + "}"
 
 
 def pgbench_variables(captured, name):
-    """The variables of scripts/bench/sql/README.md: `shop_id`; the page scripts' `ids` /
-    `order_ids`, the ids of the page (the input of the variants or items query); the
-    adjustment's `slug` (its variants are {slug}-p{client_id + 1:07}-v0) and `key_prefix`."""
+    """The variables of scripts/bench/sql/README.md: `shop_id`; the reads by id's `ids`
+    (product.sql) / `order_ids` (order.sql), the id they ask for as a one-element text array
+    (the application binds it so); the adjustment's `slug` (its variants are
+    {slug}-p{client_id + 1:07}-v0) and `key_prefix`. The pages need no more than `shop_id`:
+    their one statement selects the page's ids itself."""
     variables = {"shop_id": captured.shop_id}
-    if name == "products":
-        variables["ids"] = pg_array(captured.first_page_ids["products"])
-    elif name == "orders":
-        variables["order_ids"] = pg_array(captured.first_page_ids["orders"])
+    if name == "product":
+        variables["ids"] = pg_array([captured.by_id("product")])
+    elif name == "order":
+        variables["order_ids"] = pg_array([captured.by_id("order")])
     elif name == "adjustments":
         variables.update(slug=datasets.SLUG, key_prefix=captured.key_prefix)
     return variables
 
 
-def measure_throughput(settings, dataset, port, key, captured, measured):
+def measure_throughput(settings, dataset, port, key, captured, measured, api_pid):
     """Each endpoint, then its ceilings right after it, so that the three runs of a ratio
-    see the same machine (other work on a shared machine comes and goes)."""
+    see the same machine (other work on a shared machine comes and goes). The API's runs also
+    measure CPU per request: the server process's (`api_pid`) and, on PostgreSQL, its
+    backends' (benchlib/cpu.py)."""
+    meter = cpu.Meter(api_pid, dataset.pg_name)
     ceiling, ceiling_port = processes.start_ceiling(
         settings.ceiling, settings.workers, captured.bodies,
         OUT / "logs" / f"ceiling-{dataset.backend}.log")
@@ -213,7 +261,7 @@ def measure_throughput(settings, dataset, port, key, captured, measured):
         print(f" throughput, {settings.connections} connections (API, ceiling A"
               + (", ceiling B)" if dataset.backend == "postgres" else ")"), flush=True)
         throughput = measured["throughput"] = {}
-        for name, (request, path) in ENDPOINTS.items():
+        for name, (request, path) in captured.endpoints.items():
             mode = "post" if name == "adjustments" else "get"
             variants = str(captured.variants_file)
             api_load = wrk.Load(url(port, path), key, mode=mode, variants_file=variants)
@@ -222,7 +270,8 @@ def measure_throughput(settings, dataset, port, key, captured, measured):
             entry = throughput[name] = {
                 "request": request,
                 "body_bytes": captured.bodies[name].stat().st_size,
-                "api": wrk.measure(api_load, settings, what=request).to_json(),
+                "api": wrk.measure(api_load, settings, what=request,
+                                   read_cpu=meter.read).to_json(),
                 "ceiling_a": wrk.measure(ceiling_load, settings,
                                          what="  ceiling A, same body").to_json(),
             }
@@ -248,7 +297,7 @@ def measure_big(settings, dataset, key, small_dataset, small_key, measured):
     try:
         api = Api(port, key)
         captured = capture(api, dataset.backend, datasets.key_prefix(settings, dataset))
-        measure_throughput(settings, dataset, port, key, captured, measured)
+        measure_throughput(settings, dataset, port, key, captured, measured, server.pid)
 
         flat = measured["flat"]
         cursor, flat["deep_walk_s"] = deep_orders_cursor(api, settings.deep_rows,

@@ -1,6 +1,8 @@
 """Unit tests of the harness's pure parts: python3 -m unittest discover -s scripts/bench"""
 
+import json
 import os
+import re
 import sqlite3
 import tempfile
 import unittest
@@ -8,7 +10,7 @@ from pathlib import Path
 from unittest import mock
 
 import bench
-from benchlib import config, latency, pgbench, plans, report, soak, targets, wrk
+from benchlib import config, cpu, latency, pgbench, plans, report, soak, targets, wrk
 from benchlib.processes import Failure
 
 
@@ -314,6 +316,209 @@ class ReportTest(unittest.TestCase):
         self.assertEqual(text.count(report.BEGIN), 1)
         self.assertEqual(text.count(report.END), 1)
         self.assertIn("### Targets", text)
+
+    def test_throughput_shows_cpu_per_request_or_a_dash(self):
+        data = results()
+        throughput = data["backends"]["sqlite"]["throughput"]
+        throughput["me"]["api"]["cpu_us_per_request"] = {"api": 85.44}
+        throughput["product"] = {
+            "request": "GET /api/v1/products/{id}", "body_bytes": 1500,
+            "api": {**wrk_result(5000.0, 3.0),
+                    "cpu_us_per_request": {"api": 140.6, "postgres": 1234.4}},
+            "ceiling_a": wrk_result(20000.0, 1.0)}
+        table = report._throughput(data)
+        header = table.splitlines()[0]
+        self.assertTrue(header.endswith("| ÷ B | API CPU µs/req | PostgreSQL CPU µs/req |"),
+                        header)
+        rows = {line.split(" | ")[0]: line for line in table.splitlines()[2:]}
+        self.assertTrue(rows["| `GET /api/v1/me`"].endswith("| – | – | 85 | – |"))
+        self.assertTrue(rows["| `GET /api/v1/products/{id}`"].endswith(
+            "| 20,000 | 0.25 | – | – | 141 | 1,234 |"))
+        self.assertTrue(rows["| `POST /api/v1/stock/adjustments`"].endswith("| – | – |"),
+                        "no reading: a dash in both columns")
+        self.assertTrue(all(line.count("|") == header.count("|")
+                            for line in table.splitlines()))
+
+
+STAT_TAIL = ("S 1 1234 1234 0 -1 4194560 1520 0 0 0 {utime} {stime} 0 0 20 0 1 0 4242 "
+             "223342592 3000 18446744073709551615 1 1 0 0 0 0 0 4096 0 0 0 0 17 1 0 0 0 0 0")
+
+
+def stat_line(pid, name, utime, stime):
+    return f"{pid} ({name}) " + STAT_TAIL.format(utime=utime, stime=stime) + "\n"
+
+
+class FakeProc:
+    """A /proc of a few processes: {pid: (name, cmdline, utime ticks, stime ticks)}."""
+
+    def __init__(self, folder):
+        self.root = Path(folder)
+        (self.root / "self").mkdir()  # not a pid: skipped
+
+    def set(self, pid, cmdline, utime, stime, name="x"):
+        folder = self.root / str(pid)
+        folder.mkdir(exist_ok=True)
+        (folder / "stat").write_text(stat_line(pid, name, utime, stime))
+        (folder / "cmdline").write_bytes(cmdline.encode())
+
+    def remove(self, pid):
+        for file in (self.root / str(pid)).iterdir():
+            file.unlink()
+        (self.root / str(pid)).rmdir()
+
+
+class CpuTest(unittest.TestCase):
+    def test_utime_and_stime_are_read_past_a_name_with_spaces_and_parentheses(self):
+        line = stat_line(1234, "postgres: x (y)) S 9 9", 250, 50)
+        self.assertEqual(cpu.stat_ticks(line), 300)
+        self.assertEqual(cpu.stat_ticks(stat_line(1, "shop-api", 7, 3)), 10)
+
+    def test_backends_of_the_database_only(self):
+        title = "postgres: 15/main: postgres shop_bench_1_big 127.0.0.1(40000) idle"
+        self.assertTrue(cpu.is_backend_of(title + "\0\0\0", "shop_bench_1_big"))
+        self.assertTrue(cpu.is_backend_of("postgres: u db 127.0.0.1(1) SELECT", "db"))
+        self.assertFalse(cpu.is_backend_of(title, "shop_bench_1_small"))
+        self.assertFalse(cpu.is_backend_of(title, "shop_bench_1_bi"), "a whole word")
+        self.assertFalse(cpu.is_backend_of("psql\0shop_bench_1_big\0", "shop_bench_1_big"))
+        self.assertFalse(cpu.is_backend_of("/usr/lib/postgresql/15/bin/postgres\0-D\0x\0",
+                                           "x"))
+
+    def test_a_run_counts_the_api_and_its_backends_new_ones_from_zero(self):
+        ticks = cpu.TICKS
+        with tempfile.TemporaryDirectory() as folder:
+            proc = FakeProc(folder)
+            proc.set(100, "target/release/shop-api\0serve\0", 10 * ticks, 2 * ticks)
+            proc.set(200, "postgres: 15/main: postgres bench 127.0.0.1(1) idle", ticks, 0,
+                     name="postgres: 15/main: postgres bench 127.0.0.1(1) idle")
+            proc.set(201, "postgres: 15/main: postgres other 127.0.0.1(2) idle", ticks, 0)
+            proc.set(202, "postgres: 15/main: postgres bench 127.0.0.1(3) idle", ticks, 0)
+            meter = cpu.Meter(100, "bench", proc=folder)
+            before = meter.read()
+            self.assertEqual(before.backends, {200: 1.0, 202: 1.0})
+            proc.set(100, "shop-api", 13 * ticks, 3 * ticks)  # +4 s
+            proc.set(200, "postgres: 15/main: postgres bench 127.0.0.1(1) idle",
+                     2 * ticks, ticks)  # +2 s
+            proc.set(201, "postgres: 15/main: postgres other 127.0.0.1(2) idle",
+                     9 * ticks, 0)  # another database: not counted
+            proc.remove(202)  # gone: its time is gone with it
+            proc.set(203, "postgres: 15/main: postgres bench 127.0.0.1(4) idle",
+                     ticks // 2, 0)  # appeared: +0.5 s
+            spent = meter.read().since(before)
+        self.assertAlmostEqual(spent["api"], 4.0)
+        self.assertAlmostEqual(spent["postgres"], 2.5)
+        self.assertEqual(cpu.per_request(spent, 1000), {"api": 4000.0, "postgres": 2500.0})
+        self.assertIsNone(cpu.per_request(spent, 0))
+
+    def test_sqlite_reads_only_the_api_and_a_gone_server_fails(self):
+        with tempfile.TemporaryDirectory() as folder:
+            proc = FakeProc(folder)
+            proc.set(100, "shop-api", 5, 5)
+            reading = cpu.Meter(100, "", proc=folder).read()
+            self.assertIsNone(reading.backends)
+            self.assertEqual(list(cpu.Reading(reading.api + 1.0).since(reading)), ["api"])
+            with self.assertRaises(Failure):
+                cpu.Meter(999, "", proc=folder).read()
+
+    def test_the_measured_run_is_read_before_and_after_but_not_its_warm_up(self):
+        settings = mock.Mock(warmup_s=3, duration_s=10, connections=32, wrk_threads=2)
+        events = []
+        done = wrk.WrkResult(2000, 10.0, 200.0, 1.0, 1.5, 2.0, 1.1, 3.0, 0, 0, 0)
+        readings = iter([cpu.Reading(1.0, {7: 5.0}), cpu.Reading(1.5, {7: 5.2, 8: 0.1})])
+
+        def fake_run(load, seconds, connections, threads):
+            events.append(("run", seconds))
+            return done
+
+        def read():
+            events.append("read")
+            return next(readings)
+
+        with mock.patch.object(wrk, "run", fake_run), mock.patch("builtins.print"):
+            result = wrk.measure(wrk.Load("http://x/", "k"), settings, read_cpu=read)
+        self.assertEqual(events, [("run", 3), "read", ("run", 10), "read"])
+        self.assertEqual(result.to_json()["cpu_us_per_request"],
+                         {"api": 250.0, "postgres": 150.0})
+        with mock.patch.object(wrk, "run", return_value=wrk.WrkResult(
+                1, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 0, 0, 0)), mock.patch("builtins.print"):
+            plain = wrk.measure(wrk.Load("http://x/", "k"), settings, warm=False)
+        self.assertNotIn("cpu_us_per_request", plain.to_json(), "no reading, no figure")
+
+
+class EndpointsTest(unittest.TestCase):
+    def test_names_are_ceiling_paths_and_lists_come_before_their_reads_by_id(self):
+        names = list(bench.ENDPOINTS)
+        self.assertEqual(names, ["me", "products", "product", "orders", "order", "adjustments"])
+        for name in names:
+            self.assertRegex(name, r"^[A-Za-z0-9_-]+$", "crates/bench/src/fixed_body.rs")
+        for read, listing in bench.BY_ID.items():
+            self.assertLess(names.index(listing), names.index(read))
+        for name in pgbench.SCRIPTS:
+            self.assertIn(name, bench.ENDPOINTS)
+            self.assertTrue(pgbench.script_path(name).is_file(), name)
+
+    def test_reads_by_id_ask_for_the_first_row_of_the_first_page(self):
+        paths = bench.endpoint_paths({"products": ["bench-p0000000", "bench-p0000001"],
+                                      "orders": ["a/b c"]})
+        self.assertEqual(paths["product"],
+                         ("GET /api/v1/products/{id}", "/api/v1/products/bench-p0000000"))
+        self.assertEqual(paths["order"], ("GET /api/v1/orders/{id}", "/api/v1/orders/a%2Fb%20c"))
+        self.assertEqual(paths["products"], bench.ENDPOINTS["products"])
+        with self.assertRaises(Failure):
+            bench.endpoint_paths({"products": [], "orders": ["x"]})
+
+    def test_capture_takes_the_ids_from_the_captured_pages(self):
+        api = mock.Mock()
+        pages = {
+            "/api/v1/me": {"shop": {"id": "shop-1"}},
+            "/api/v1/products?limit=20": {"data": [{"id": "p-1"}, {"id": "p-2"}]},
+            "/api/v1/products/p-1": {"data": {"id": "p-1"}},
+            "/api/v1/orders?limit=20": {"data": [{"id": "o-9"}]},
+            "/api/v1/orders/o-9": {"data": {"id": "o-9"}},
+        }
+        api.get.side_effect = lambda path: json.dumps(pages[path]).encode()
+        api.post_adjustment.return_value = b'{"data":{}}'
+        with tempfile.TemporaryDirectory() as folder, \
+                mock.patch.object(bench, "OUT", Path(folder)), \
+                mock.patch.object(bench, "tracked_variants", return_value=["v-1", "v-2"]):
+            captured = bench.capture(api, "postgres", "pfx")
+            self.assertEqual(json.loads(captured.bodies["order"].read_bytes()),
+                             {"data": {"id": "o-9"}})
+        self.assertEqual([c.args[0] for c in api.get.call_args_list],
+                         ["/api/v1/me", "/api/v1/products?limit=20", "/api/v1/products/p-1",
+                          "/api/v1/orders?limit=20", "/api/v1/orders/o-9"])
+        api.post_adjustment.assert_called_once_with("v-1")
+        self.assertEqual(list(captured.bodies), list(bench.ENDPOINTS))
+        self.assertEqual(captured.shop_id, "shop-1")
+        self.assertEqual(captured.first_page_ids, {"products": ["p-1", "p-2"],
+                                                   "orders": ["o-9"]})
+        self.assertEqual(captured.endpoints["product"][1], "/api/v1/products/p-1")
+        self.assertEqual(captured.by_id("order"), "o-9")
+
+        self.assertEqual(bench.pgbench_variables(captured, "products"), {"shop_id": "shop-1"})
+        self.assertEqual(bench.pgbench_variables(captured, "orders"), {"shop_id": "shop-1"})
+        self.assertEqual(bench.pgbench_variables(captured, "product"),
+                         {"shop_id": "shop-1", "ids": '{"p-1"}'})
+        self.assertEqual(bench.pgbench_variables(captured, "order"),
+                         {"shop_id": "shop-1", "order_ids": '{"o-9"}'})
+        self.assertEqual(bench.pgbench_variables(captured, "adjustments"),
+                         {"shop_id": "shop-1", "slug": "bench", "key_prefix": "pfx"})
+
+    def test_text_arrays_quote_their_elements(self):
+        self.assertEqual(bench.pg_array(["a", 'b"c', "d\\e,f"]), '{"a","b\\"c","d\\\\e,f"}')
+
+    def test_each_pgbench_script_is_given_the_variables_it_uses(self):
+        captured = bench.Captured("s", {}, Path("v"), {"products": ["p"], "orders": ["o"]},
+                                  "k", {})
+        for name in pgbench.SCRIPTS:
+            text = pgbench.script_path(name).read_text()
+            code = "\n".join(line for line in text.splitlines() if not line.startswith("--"))
+            used = set(re.findall(r"(?<!:):([a-z_]+)", code))
+            used -= set(re.findall(r"^\\set (\w+)", code, re.M))
+            given = set(bench.pgbench_variables(captured, name))
+            if name == "adjustments":  # it also uses client_id and what its \gset sets
+                self.assertLessEqual(given, used, name)
+            else:
+                self.assertEqual(used, given, name)
 
 
 class SoakTest(unittest.TestCase):

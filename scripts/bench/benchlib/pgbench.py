@@ -11,7 +11,9 @@ from .processes import Failure
 
 SCRIPTS = {
     "products": "products_page.sql",
+    "product": "product.sql",
     "orders": "orders_page.sql",
+    "order": "order.sql",
     "adjustments": "adjustment.sql",
 }
 

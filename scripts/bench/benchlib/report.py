@@ -84,6 +84,10 @@ def _seeding(results):
                    "seed s", "rows/s"], rows)
 
 
+def _us(value):
+    return "–" if value is None else f"{value:,.0f}"
+
+
 def _throughput(results):
     rows = []
     for backend, measured in results["backends"].items():
@@ -91,14 +95,17 @@ def _throughput(results):
             api, a, b = entry["api"], entry.get("ceiling_a"), entry.get("ceiling_b")
             ratio_a = targets.throughput_ratio(entry, "ceiling_a")
             ratio_b = targets.throughput_ratio(entry, "ceiling_b")
+            used = api.get("cpu_us_per_request") or {}
             rows.append([
                 f"`{entry['request']}`", backend, f"{api['rps']:,.0f}", _ms(api["p50_ms"]),
                 _ms(api["p99_ms"]), f"{entry['body_bytes']:,}",
                 f"{a['rps']:,.0f}" if a else "–", f"{ratio_a:.2f}" if ratio_a else "–",
                 f"{b['tps']:,.0f}" if b else "–", f"{ratio_b:.2f}" if ratio_b else "–",
+                _us(used.get("api")), _us(used.get("postgres")),
             ])
     return _table(["request", "backend", "req/s", "p50 ms", "p99 ms", "body bytes",
-                   "ceiling A req/s", "÷ A", "ceiling B tps", "÷ B"], rows)
+                   "ceiling A req/s", "÷ A", "ceiling B tps", "÷ B", "API CPU µs/req",
+                   "PostgreSQL CPU µs/req"], rows)
 
 
 def _targets(results):
@@ -189,7 +196,12 @@ def generated(results):
         f"### Throughput ({results['meta']['settings']['connections']} connections)\n\n"
         + _throughput(results)
         + "\n\nThe adjustments run without `Idempotency-Key`, each wrk thread cycling through "
-          "its own share of tracked variants, so the requests in flight never share a variant.",
+          "its own share of tracked variants, so the requests in flight never share a variant. "
+          "The reads by id (`{id}`) ask for the first product or order of the captured first page. CPU µs/req: the CPU "
+          "time (user + system, `/proc/<pid>/stat`) spent over the API's measured run divided "
+          "by its requests, by the server process (\"API\", SQLite's work included) and by "
+          "the PostgreSQL backends connected to the dataset's database (the API's pool); "
+          "the load generator shares the machine and is not counted.",
         "### Flat with size (p50, 1 connection)\n\n"
         + "Each figure is the median of the request's rounds (p50, p99 and req/s each taken on "
           "its own); \"p50 per round\": its lowest and highest round's p50.\n\n"

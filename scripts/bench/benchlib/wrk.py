@@ -5,6 +5,7 @@ import os
 import subprocess
 from dataclasses import dataclass, asdict
 
+from . import cpu
 from .config import LUA_SCRIPT
 from .processes import Failure
 
@@ -24,12 +25,18 @@ class WrkResult:
     error_responses: int
     socket_errors: int
     timeouts: int
+    # {"api": µs, "postgres": µs} of CPU per request (benchlib/cpu.py), when the run was given a
+    # CPU reading; "postgres" only on a PostgreSQL dataset.
+    cpu_us_per_request: dict = None
 
     def failed(self):
         return self.error_responses + self.socket_errors + self.timeouts
 
     def to_json(self):
-        return asdict(self)
+        data = asdict(self)
+        if data["cpu_us_per_request"] is None:
+            del data["cpu_us_per_request"]
+        return data
 
 
 @dataclass(frozen=True)
@@ -128,24 +135,34 @@ def warm_up(load, settings, connections, threads):
         run(load, settings.warmup_s, connections, min(threads, connections))
 
 
-def measure(load, settings, connections=None, threads=None, what="", warm=True):
+def measure(load, settings, connections=None, threads=None, what="", warm=True,
+            read_cpu=None):
     """Warm-up (not kept; `warm=False` when the caller warmed this load up already), then the
-    measured run. Refuses a run with any failed request."""
+    measured run. Refuses a run with any failed request. `read_cpu` (e.g. cpu.Meter.read), when
+    given, is called just before the measured run (after the warm-up) and just after it: the
+    result's cpu_us_per_request is the CPU between the two readings per request counted."""
     connections = connections or settings.connections
     threads = min(threads or settings.wrk_threads, connections)
     if warm:
         warm_up(load, settings, connections, threads)
+    before = read_cpu() if read_cpu else None
     result = run(load, settings.duration_s if connections > 1 else settings.latency_s,
                  connections, threads)
+    if read_cpu:
+        result.cpu_us_per_request = cpu.per_request(read_cpu().since(before), result.requests)
     if result.failed():
         raise Failure(
             f"{what or load.url}: {result.error_responses} error responses, "
             f"{result.socket_errors} socket errors, {result.timeouts} timeouts: "
             "a benchmark counts only successful requests"
         )
+    used = result.cpu_us_per_request or {}
+    cpu_text = "".join(f"  {label} CPU {used[name]:.0f} µs/req"
+                       for name, label in (("api", "API"), ("postgres", "PostgreSQL"))
+                       if used.get(name) is not None)
     print(
         f"  {what or load.url:<44} {result.rps:>9.1f} req/s  p50 {result.p50_ms:.3f} ms"
-        f"  p99 {result.p99_ms:.3f} ms",
+        f"  p99 {result.p99_ms:.3f} ms{cpu_text}",
         flush=True,
     )
     return result
