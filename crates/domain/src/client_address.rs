@@ -116,9 +116,18 @@ impl TrustedProxies {
 }
 
 /// The addresses a request went through, client first: the `for=` parameters of its
-/// `Forwarded` headers (RFC 7239) or, without any, the elements of its `X-Forwarded-For`
-/// headers. A hop that is not an address (`unknown`, an obfuscated name) is `None`.
+/// `Forwarded` headers (RFC 7239) or the elements of its `X-Forwarded-For` headers. A hop that
+/// is not an address (`unknown`, an obfuscated name) is `None`.
+///
+/// A request with both headers has no chain: a proxy writes one of them and passes the other
+/// on as the client sent it, and nothing here says which is which. Believing either would let
+/// a client behind a proxy that appends to `X-Forwarded-For` name itself anew in a
+/// `Forwarded` header of its own on every request (a fresh budget each time), so such a
+/// request counts against the trusted proxy itself.
 fn forwarded_chain(forwarded: &[&str], x_forwarded_for: &[&str]) -> Vec<Option<IpAddr>> {
+    if !forwarded.is_empty() && !x_forwarded_for.is_empty() {
+        return vec![None];
+    }
     if forwarded.is_empty() {
         return x_forwarded_for
             .iter()
@@ -216,10 +225,10 @@ mod tests {
     }
 
     #[test]
-    fn forwarded_is_read_before_x_forwarded_for() {
+    fn forwarded_names_its_hops_by_their_for_parameter() {
         let chain = forwarded_chain(
             &[r#"for=192.0.2.60;proto=http;by=203.0.113.43, For="[2001:db8:cafe::17]:4711""#],
-            &["198.51.100.1"],
+            &[],
         );
         assert_eq!(
             chain,
@@ -227,5 +236,20 @@ mod tests {
         );
         let chain = forwarded_chain(&[r#"for="192.0.2.43:47011", for=_hidden"#], &[]);
         assert_eq!(chain, [Some(ip("192.0.2.43")), None]);
+    }
+
+    #[test]
+    fn a_request_with_both_headers_counts_against_the_proxy() {
+        let proxies = TrustedProxies::parse("10.0.0.0/8").unwrap();
+        // The proxy appended the real client to X-Forwarded-For and passed on the Forwarded
+        // header the client wrote itself: neither can be told apart from the other.
+        let address =
+            proxies.client_address(Some(ip("10.0.0.1")), &["for=6.6.6.6"], &["198.51.100.9"]);
+        assert_eq!(address, ClientAddress::of(ip("10.0.0.1")));
+        // Each alone is believed.
+        let address = proxies.client_address(Some(ip("10.0.0.1")), &[], &["198.51.100.9"]);
+        assert_eq!(address, ClientAddress::of(ip("198.51.100.9")));
+        let address = proxies.client_address(Some(ip("10.0.0.1")), &["for=192.0.2.7"], &[]);
+        assert_eq!(address, ClientAddress::of(ip("192.0.2.7")));
     }
 }
