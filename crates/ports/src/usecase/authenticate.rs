@@ -39,7 +39,7 @@ use crate::StoreError;
 use crate::port::{ApiKeyStore, Clock, HashError, KeyUsageSink, SecretHasher};
 
 mod failures;
-mod gate;
+pub(crate) mod gate;
 
 use crate::usecase::reserved_slots::ReservedSlots;
 pub use failures::{FailureBudgets, Throttle, ThrottledBy};

@@ -23,6 +23,7 @@ use crate::port::{
     Clock, HashError, OwnerStore, PasswordHasher, RandomTokens, RateLimitStore, SessionStore,
     SignedIn,
 };
+use crate::usecase::authenticate::gate::ClientGate;
 use crate::usecase::reserved_slots::{FailOpenSlots, ReservedSlots};
 
 /// The budgets of failed sign-ins.
@@ -78,6 +79,11 @@ pub struct OwnerSessions {
     sessions: Arc<dyn SessionStore>,
     hasher: Arc<dyn PasswordHasher>,
     windows: FailOpenSlots,
+    /// The sign-ins' own verification gate: the budgets bound how many an address or an
+    /// e-mail may fail in 15 minutes, this bounds how many argon2 runs can wait at once, so
+    /// that a burst of sign-ins is refused at the door instead of queueing ahead of the API's
+    /// first verification of a key.
+    verification_gate: ClientGate,
     tokens: Arc<dyn RandomTokens>,
     clock: Arc<dyn Clock>,
     limits: SignInLimits,
@@ -98,6 +104,7 @@ impl OwnerSessions {
             sessions,
             hasher,
             windows: FailOpenSlots::new(windows, "sign-in limits unavailable"),
+            verification_gate: ClientGate::for_verifications(),
             tokens,
             clock,
             limits,
@@ -118,6 +125,13 @@ impl OwnerSessions {
         }
         let email = OwnerEmail::parse(email).ok();
         let reserved = self.reserve(email.as_ref(), client).await?;
+        let Some(admission) = self.verification_gate.admit(client, self.clock.now()) else {
+            self.windows.give_back(reserved).await;
+            // A verification lasts tens of milliseconds: a place is free within a second.
+            return Err(SignInError::Throttled {
+                retry_after_seconds: 1,
+            });
+        };
 
         let found = match &email {
             Some(email) => self.owners.find_owner_by_email(email).await?,
@@ -134,6 +148,7 @@ impl OwnerSessions {
                 false
             }
         };
+        drop(admission);
         let (owner, shop) = match found {
             Some((owner, shop)) if matches && owner.is_enabled() => (owner, shop),
             // A failure: its slots stay taken.

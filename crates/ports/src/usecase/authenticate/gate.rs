@@ -1,7 +1,9 @@
 //! How much of one costly kind of work may be under way at once, in all and per client.
 //!
 //! Two kinds go through a gate of their own:
-//! - secret verifications: argon2 is the one costly step of authentication, and keys already
+//! - secret verifications (and, through a gate of their own, the console's sign-ins, which
+//!   verify a password with the same argon2 settings): argon2 is the one costly step of
+//!   authentication, and keys already
 //!   verified never reach it (the cache answers them). The failure budgets bound how many
 //!   verifications a client or a key may cause in a minute; the gate bounds how many can pile
 //!   up at once, so that a burst is refused at the door instead of queueing without end, and a

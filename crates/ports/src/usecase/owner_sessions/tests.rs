@@ -329,3 +329,103 @@ async fn a_live_session_records_activity_at_most_once_a_minute() {
         .await
     );
 }
+
+/// A hasher whose verifications wait until the test lets one finish, and are counted.
+struct HeldHasher {
+    runs: std::sync::atomic::AtomicUsize,
+    finish: tokio::sync::Semaphore,
+}
+
+#[async_trait::async_trait]
+impl PasswordHasher for HeldHasher {
+    async fn hash_password(&self, _: &Password) -> Result<String, HashError> {
+        unreachable!("signing in never hashes")
+    }
+
+    async fn verify_password(&self, password: &Password, _: &str) -> Result<bool, HashError> {
+        self.runs.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        self.finish.acquire().await.unwrap().forget();
+        Ok(password.expose() == PASSWORD)
+    }
+
+    async fn verify_decoy(&self, _: &Password) -> Result<(), HashError> {
+        unreachable!("every attempt here names the known e-mail")
+    }
+}
+
+#[tokio::test]
+async fn a_second_sign_in_from_an_address_whose_verification_runs_is_refused_at_the_door() {
+    let mut setup = Setup::new(false);
+    // The refused attempt gives back the two slots it reserved; the failed ones keep theirs.
+    setup
+        .windows
+        .expect_release()
+        .times(2)
+        .returning(|_, _| Ok(()));
+    let hasher = Arc::new(HeldHasher {
+        runs: std::sync::atomic::AtomicUsize::new(0),
+        finish: tokio::sync::Semaphore::new(0),
+    });
+    let mut clock = MockClock::new();
+    clock.expect_now().return_const(Timestamp::from_millis(NOW));
+    let sessions = Arc::new(OwnerSessions::new(
+        Arc::new(setup.owners),
+        Arc::new(setup.sessions),
+        hasher.clone(),
+        Arc::new(setup.windows),
+        Arc::new(MockRandomTokens::new()),
+        Arc::new(clock),
+        SignInLimits::default(),
+    ));
+    let attempt = |address: &'static str, password: &'static str| {
+        let sessions = Arc::clone(&sessions);
+        tokio::spawn(async move {
+            let client = ClientAddress::of(address.parse().unwrap());
+            sessions
+                .sign_in(
+                    "ana@boutique.fr",
+                    &Password::attempt(password),
+                    &client,
+                    None,
+                )
+                .await
+        })
+    };
+    let runs = || hasher.runs.load(std::sync::atomic::Ordering::SeqCst);
+    let wait_for_runs = |n: usize| async move {
+        while runs() < n {
+            tokio::task::yield_now().await;
+        }
+    };
+
+    let first = attempt("203.0.113.7", "a wrong guess");
+    wait_for_runs(1).await;
+    let second = tokio::time::timeout(
+        std::time::Duration::from_secs(5),
+        attempt("203.0.113.7", PASSWORD),
+    )
+    .await
+    .expect("refused at once, not queued behind the first verification")
+    .unwrap();
+    assert!(
+        matches!(
+            second,
+            Err(SignInError::Throttled {
+                retry_after_seconds: 1
+            })
+        ),
+        "{second:?}"
+    );
+    assert_eq!(runs(), 1);
+
+    // The gate is per address: another one is verified meanwhile.
+    let other = attempt("198.51.100.4", "another wrong guess");
+    wait_for_runs(2).await;
+    hasher.finish.add_permits(2);
+    for failed in [first.await.unwrap(), other.await.unwrap()] {
+        assert!(
+            matches!(failed, Err(SignInError::InvalidCredentials)),
+            "{failed:?}"
+        );
+    }
+}
