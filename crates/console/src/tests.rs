@@ -465,6 +465,36 @@ async fn a_revocation_sends_back_to_the_keys() {
 }
 
 #[actix_web::test]
+async fn the_overview_says_what_a_plan_without_the_api_means_for_integrations() {
+    let mut ports = Ports::signed_out();
+    ports.sessions.expect_find_session().returning(|_| {
+        let mut signed_in = session(NOW);
+        signed_in.shop.public_api_in_plan = false;
+        Ok(Some(signed_in))
+    });
+    ports.keys.expect_list_keys().returning(|_| Ok(vec![]));
+    let page = call(ports.state(), get("/console")).await;
+    assert_eq!(page.status, StatusCode::OK);
+    for expected in ["La Boutique", "boutique", "Not included"] {
+        assert!(page.body.contains(expected), "{expected}");
+    }
+    assert!(
+        page.body
+            .contains("keys will be refused with 403 FEATURE_NOT_IN_PLAN"),
+        "{}",
+        page.body
+    );
+    assert!(!page.body.contains("SUBSCRIPTION_INACTIVE"));
+
+    // In the plan and active: no warning at all.
+    let mut ports = Ports::signed_in();
+    ports.keys.expect_list_keys().returning(|_| Ok(vec![]));
+    let page = call(ports.state(), get("/console")).await;
+    assert_eq!(page.status, StatusCode::OK);
+    assert!(!page.body.contains("will be refused"), "{}", page.body);
+}
+
+#[actix_web::test]
 async fn the_confirmation_says_what_will_stop() {
     let mut ports = Ports::signed_in();
     ports
