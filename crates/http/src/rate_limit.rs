@@ -184,9 +184,14 @@ mod tests {
         let proxy: SocketAddr = "10.0.0.5:4711".parse().unwrap();
         let forwarded = TestRequest::default()
             .peer_addr(proxy)
+            .insert_header(("forwarded", "for=198.51.100.1"));
+        assert_eq!(client(forwarded, "10.0.0.0/8"), "198.51.100.1");
+        // With both headers, one of them came from the client unchecked: the proxy it is.
+        let both = TestRequest::default()
+            .peer_addr(proxy)
             .insert_header(("forwarded", "for=198.51.100.1"))
             .insert_header(("x-forwarded-for", "192.0.2.77"));
-        assert_eq!(client(forwarded, "10.0.0.0/8"), "198.51.100.1");
+        assert_eq!(client(both, "10.0.0.0/8"), "10.0.0.5");
         let forged = TestRequest::default()
             .peer_addr(proxy)
             .insert_header(("x-forwarded-for", "6.6.6.6, 192.0.2.77"));
