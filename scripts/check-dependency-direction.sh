@@ -27,4 +27,7 @@ forbid shop-ports diesel diesel-async actix-web redis deadpool-redis
 forbid shop-console shop-persistence shop-http diesel diesel-async redis
 # The integrators' client shares nothing with the server but its contract.
 forbid shop-api-client shop-domain shop-ports shop-persistence shop-http diesel actix-web
+# The benchmark's ceilings measure the database without the adapter: ceiling-sqlite runs the
+# adapter's statements from their text (scripts/bench/sql/sqlite/), never its code.
+forbid shop-bench shop-persistence diesel-async
 exit $status

@@ -2,7 +2,8 @@
 """`just bench`: builds the release binaries, seeds a big and a small dataset on SQLite and on
 PostgreSQL, drives each endpoint with wrk (reading the CPU time the server and, on PostgreSQL,
 its backends spend per request: benchlib/cpu.py), measures the two ceilings (A: the framework,
-the `ceiling` binary serving the endpoint's captured body; B: pgbench running the request's SQL),
+the `ceiling` binary serving the endpoint's captured body; B: the database running the
+request's SQL, pgbench on PostgreSQL, `ceiling-sqlite` for the SQLite list pages),
 the flat-with-size latencies (the big and the small dataset's servers both up, every request
 of a ratio measured in several rounds, the two sides one after the other in alternating order,
 each ratio the median of its rounds' ratios: benchlib/latency.py and benchlib/targets.py), the
@@ -38,7 +39,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from benchlib import (  # noqa: E402
-    config, cpu, datasets, latency, pgbench, plans, processes, report, soak, targets, tools, wrk)
+    config, cpu, datasets, latency, pgbench, plans, processes, report, soak, sqlite_ceiling,
+    targets, tools, wrk)
 from benchlib.api import API, Api, deep_orders_cursor, tracked_variants, wait_until_ready  # noqa: E402
 from benchlib.processes import Failure  # noqa: E402
 
@@ -258,8 +260,8 @@ def measure_throughput(settings, dataset, port, key, captured, measured, api_pid
         settings.ceiling, settings.workers, captured.bodies,
         OUT / "logs" / f"ceiling-{dataset.backend}.log")
     try:
-        print(f" throughput, {settings.connections} connections (API, ceiling A"
-              + (", ceiling B)" if dataset.backend == "postgres" else ")"), flush=True)
+        print(f" throughput, {settings.connections} connections (API, ceiling A, ceiling B"
+              " where the request has one)", flush=True)
         throughput = measured["throughput"] = {}
         for name, (request, path) in captured.endpoints.items():
             mode = "post" if name == "adjustments" else "get"
@@ -275,6 +277,11 @@ def measure_throughput(settings, dataset, port, key, captured, measured, api_pid
                 "ceiling_a": wrk.measure(ceiling_load, settings,
                                          what="  ceiling A, same body").to_json(),
             }
+            if dataset.backend == "sqlite" and name in sqlite_ceiling.PAGES:
+                entry["ceiling_b"] = sqlite_ceiling.measure(
+                    settings.ceiling_sqlite, dataset.sqlite_path, name, captured.shop_id,
+                    settings).to_json()
+                continue
             if dataset.backend != "postgres" or name not in pgbench.SCRIPTS:
                 continue
             script = pgbench.script_path(name)

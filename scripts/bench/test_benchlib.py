@@ -10,7 +10,8 @@ from pathlib import Path
 from unittest import mock
 
 import bench
-from benchlib import config, cpu, latency, pgbench, plans, report, soak, targets, wrk
+from benchlib import (config, cpu, latency, pgbench, plans, report, soak, sqlite_ceiling,
+                      targets, wrk)
 from benchlib.processes import Failure
 
 
@@ -85,7 +86,7 @@ class TargetsTest(unittest.TestCase):
         self.assertTrue(met(rows, "no RSS growth"))
 
     def test_misses_are_reported_as_misses(self):
-        rows = targets.evaluate(results(api_me=7000.0, deep_p50=1.6, peak=120.0,
+        rows = targets.evaluate(results(api_me=4500.0, deep_p50=1.6, peak=120.0,
                                         soak_growth=5.0))
         self.assertFalse(met(rows, "GET /api/v1/me"))
         self.assertFalse(met(rows, "rows deep"), "1.6 / 1.2 > 1.3")
@@ -96,6 +97,42 @@ class TargetsTest(unittest.TestCase):
         data = results()
         del data["backends"]["sqlite"]["throughput"]["me"]["ceiling_a"]
         self.assertIsNone(met(targets.evaluate(data), "GET /api/v1/me"))
+
+
+class SqliteCeilingTest(unittest.TestCase):
+    def test_the_binary_runs_the_pages_statement_at_the_apis_pool_size(self):
+        argv = sqlite_ceiling.argv("/bin/ceiling-sqlite", "/tmp/big.db", "orders", "shop_1", 5, 30)
+        self.assertEqual(argv[:5], ["/bin/ceiling-sqlite", "--database", "/tmp/big.db",
+                                    "--page", "orders"])
+        statement = Path(argv[argv.index("--statement") + 1])
+        self.assertEqual(statement.name, "orders_page.sql")
+        self.assertTrue(statement.is_file(), statement)
+        self.assertEqual(argv[argv.index("--connections") + 1], "8")
+        self.assertEqual(argv[argv.index("--seconds") + 1], "30")
+
+    def test_its_line_is_read_as_pages_per_second_and_an_empty_page_is_a_failure(self):
+        line = ('{"pages": 90000, "seconds": 30, "pages_per_second": 3000.0, '
+                '"rows_per_page": 105, "connections": 8}\n')
+        result = sqlite_ceiling.parse("products", line)
+        self.assertEqual((result.tps, result.rows_per_page), (3000.0, 105))
+        with self.assertRaises(Failure):
+            sqlite_ceiling.parse("products", line.replace('"rows_per_page": 105',
+                                                           '"rows_per_page": 0'))
+        with self.assertRaises(Failure):
+            sqlite_ceiling.parse("products", "")
+
+    def test_sqlite_pages_are_held_to_their_database(self):
+        data = results()
+        data["backends"]["sqlite"]["throughput"]["products"] = {
+            "request": "GET /api/v1/products?limit=20", "body_bytes": 9000,
+            "api": wrk_result(1200.0, 20.0), "ceiling_a": wrk_result(60000.0, 1.0),
+            "ceiling_b": {"tps": 2000.0}}
+        rows = targets.evaluate(data)
+        found = [r for r in rows if "products?limit=20" in r["target"]]
+        self.assertEqual(len(found), 1)
+        self.assertIn("B (ceiling-sqlite)", found[0]["target"])
+        self.assertEqual(found[0]["measured"], "0.60")
+        self.assertTrue(found[0]["met"])
 
 
 class FlatRatioTest(unittest.TestCase):

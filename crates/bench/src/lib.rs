@@ -1,11 +1,14 @@
-//! The framework ceiling of the benchmark: the API's actix-web server configuration answering
-//! fixed, pre-serialized bodies, with no authentication, database or middleware.
+//! The ceilings of the benchmark. Ceiling A, the framework's (this module): the API's actix-web
+//! server configuration answering fixed, pre-serialized bodies, with no authentication,
+//! database or middleware. Ceiling B for SQLite, the database's: [`sqlite_ceiling`] (on
+//! PostgreSQL, pgbench plays that part).
 //!
 //! The benchmark captures a real endpoint's response body, serves the same bytes here and
 //! drives both with the same load: the endpoint's throughput as a fraction of this one is the
 //! share of the framework's capacity the API keeps after doing its work.
 
 mod fixed_body;
+pub mod sqlite_ceiling;
 
 pub use fixed_body::{FixedBody, ParseFixedBodyError};
 

@@ -70,6 +70,7 @@ class Settings:
     pg_admin_url: str
     shop_api: Path
     ceiling: Path
+    ceiling_sqlite: Path
     skip_build: bool
     keep_data: bool
     doc: Path
@@ -151,6 +152,7 @@ def load(quick=False):
         ),
         shop_api=Path(os.environ.get("BENCH_SHOP_API", release / "shop-api")),
         ceiling=Path(os.environ.get("BENCH_CEILING", release / "ceiling")),
+        ceiling_sqlite=Path(os.environ.get("BENCH_CEILING_SQLITE", release / "ceiling-sqlite")),
         skip_build=flag("BENCH_SKIP_BUILD"),
         keep_data=flag("BENCH_KEEP_DATA"),
         doc=Path(os.environ.get("BENCH_DOC", ROOT / "docs" / "PERFORMANCE.md")),

@@ -2,11 +2,14 @@
 
 import statistics
 
-# Ceiling A is the framework (the `ceiling` binary), ceiling B the database (pgbench).
+# Ceiling A is the framework (the `ceiling` binary), ceiling B the database (pgbench on
+# PostgreSQL, `ceiling-sqlite` on SQLite). /me's 0.8 of A was retired for 0.5 (issue 20:
+# docs/PERFORMANCE.md, section 1, says why), and SQLite's pages are held to their database,
+# not to the framework.
 THROUGHPUT_TARGETS = {
-    "me": {"sqlite": ("ceiling_a", 0.8), "postgres": ("ceiling_a", 0.8)},
-    "products": {"sqlite": ("ceiling_a", 0.5), "postgres": ("ceiling_b", 0.5)},
-    "orders": {"sqlite": ("ceiling_a", 0.5), "postgres": ("ceiling_b", 0.5)},
+    "me": {"sqlite": ("ceiling_a", 0.5), "postgres": ("ceiling_a", 0.5)},
+    "products": {"sqlite": ("ceiling_b", 0.5), "postgres": ("ceiling_b", 0.5)},
+    "orders": {"sqlite": ("ceiling_b", 0.5), "postgres": ("ceiling_b", 0.5)},
     "adjustments": {"postgres": ("ceiling_b", 0.5)},
 }
 SQLITE_WRITE_TAIL = 10  # p99 / p50 of the adjustments on SQLite stays under this
@@ -38,7 +41,8 @@ def _throughput(name, backend, entry):
     if goal:
         ceiling, minimum = goal
         ratio = throughput_ratio(entry, ceiling)
-        label = "A (framework)" if ceiling == "ceiling_a" else "B (pgbench)"
+        label = ("A (framework)" if ceiling == "ceiling_a"
+                 else "B (pgbench)" if backend == "postgres" else "B (ceiling-sqlite)")
         rows.append(_row(
             f"{request}: req/s ≥ {minimum} × ceiling {label}", backend,
             "not measured" if ratio is None else f"{ratio:.2f}",

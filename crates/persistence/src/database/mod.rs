@@ -39,6 +39,8 @@ pub(crate) use checkout::checkout;
 pub use connect_error::ConnectError;
 pub(crate) use macros::{impl_for_each_backend, in_transaction, with_conn};
 pub use open::PoolOptions;
+#[cfg(test)]
+pub(crate) use open::SQLITE_SETUP;
 pub(crate) use open::sqlite_path;
 pub use url::DatabaseUrl;
 

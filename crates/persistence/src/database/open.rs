@@ -21,7 +21,7 @@ use crate::migrate;
 /// syncs the WAL at every commit: an adjustment answered 201 survives a power cut, not only a
 /// crash of the process (NORMAL may lose the last commits then). Foreign keys are off by
 /// default in SQLite.
-const SQLITE_SETUP: &str = "PRAGMA busy_timeout = 5000; PRAGMA journal_mode = WAL; \
+pub(crate) const SQLITE_SETUP: &str = "PRAGMA busy_timeout = 5000; PRAGMA journal_mode = WAL; \
      PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON;";
 
 /// Per-connection PostgreSQL settings: a runaway query is cancelled (and reported as
