@@ -12,13 +12,13 @@ pub(crate) mod search;
 use async_trait::async_trait;
 use diesel::prelude::*;
 use diesel::sql_types::Text;
-use diesel_async::{AsyncConnectionCore, RunQueryDsl};
+use diesel_async::{AsyncConnectionCore, AsyncPgConnection, RunQueryDsl};
 use shop_domain::catalogue::{Product, ProductListQuery, Variant};
 use shop_domain::id::{ProductId, ShopId};
 use shop_ports::StoreError;
 use shop_ports::port::CatalogueRepository;
 
-use crate::database::{Database, impl_for_each_backend, with_conn};
+use crate::database::{Database, SqliteConn, impl_for_each_backend, with_conn};
 use crate::error::DbError;
 use crate::one_of::one_of;
 use crate::rows::{ProductRow, VariantRow};
@@ -36,7 +36,7 @@ pub(crate) enum Selection<'a> {
 
 /// Queries shared by the catalogue and the import, implemented for both backends' connections
 /// so that the import can run them inside its transaction.
-pub(crate) trait CatalogueQueries: PageIds {
+pub(crate) trait CatalogueQueries: PageIds + ProductReads {
     /// The shop's selected products, by ascending id, each with all its variants (active or
     /// not) in display order.
     fn load_products(
@@ -76,48 +76,7 @@ impl_for_each_backend! {
                 None => SearchPath::Walk,
             };
             loop {
-                let mut query = products::table
-                    .left_join(
-                        categories::table.on(categories::id
-                            .nullable()
-                            .eq(products::category_id)
-                            .and(categories::shop_id.eq(products::shop_id))),
-                    )
-                    .left_join(
-                        brands::table.on(brands::id
-                            .nullable()
-                            .eq(products::brand_id)
-                            .and(brands::shop_id.eq(products::shop_id))),
-                    )
-                    .left_join(
-                        variants::table.on(variants::product_id
-                            .eq(products::id)
-                            .and(variants::shop_id.eq(products::shop_id))),
-                    )
-                    .filter(products::shop_id.eq(shop.as_str()))
-                    .select((
-                        ProductRow::as_select(),
-                        categories::name.nullable(),
-                        brands::name.nullable(),
-                        Option::<VariantRow>::as_select(),
-                    ))
-                    .order((
-                        products::id.asc(),
-                        variants::position.asc(),
-                        variants::id.asc(),
-                    ))
-                    .into_boxed();
-                match selection {
-                    Selection::Page(page) => match Self::page_ids(shop, page, &path) {
-                        Some(ids) => query = query.filter(products::id.eq_any(ids)),
-                        None => return Ok(Vec::new()),
-                    },
-                    Selection::Ids(ids) => {
-                        query = query.filter(one_of(products::id, ids));
-                    }
-                }
-                let rows: Vec<ProductWithVariant> = query.load(&mut *self).await?;
-                let loaded = assemble(rows)?;
+                let loaded = self.products_with_variants(shop, selection, &path).await?;
                 match (&path, search) {
                     (SearchPath::WalkThrough(_), Some((term, page)))
                         if loaded.len() <= page.limit.get() =>
@@ -127,6 +86,129 @@ impl_for_each_backend! {
                     _ => return Ok(loaded),
                 }
             }
+        }
+    }
+}
+
+/// The one statement of a read, boxed for the backend of connection type `$conn`: written
+/// once, expanded where each backend runs it. `None` when `path` already knows there are no
+/// products to read.
+macro_rules! products_with_variants {
+    ($conn:ty, $shop:expr, $selection:expr, $path:expr) => {{
+        let shop: &ShopId = $shop;
+        let query = products::table
+            .left_join(
+                categories::table.on(categories::id
+                    .nullable()
+                    .eq(products::category_id)
+                    .and(categories::shop_id.eq(products::shop_id))),
+            )
+            .left_join(
+                brands::table.on(brands::id
+                    .nullable()
+                    .eq(products::brand_id)
+                    .and(brands::shop_id.eq(products::shop_id))),
+            )
+            .left_join(
+                variants::table.on(variants::product_id
+                    .eq(products::id)
+                    .and(variants::shop_id.eq(products::shop_id))),
+            )
+            .filter(products::shop_id.eq(shop.as_str()))
+            .select((
+                ProductRow::as_select(),
+                categories::name.nullable(),
+                brands::name.nullable(),
+                Option::<VariantRow>::as_select(),
+            ))
+            .order((
+                products::id.asc(),
+                variants::position.asc(),
+                variants::id.asc(),
+            ))
+            .into_boxed();
+        match $selection {
+            Selection::Page(page) => <$conn as PageIds>::page_ids(shop, page, $path)
+                .map(|ids| query.filter(products::id.eq_any(ids))),
+            Selection::Ids(ids) => Some(query.filter(one_of(products::id, ids))),
+        }
+    }};
+}
+
+/// One read of the selected products along `path`: the step of
+/// [`CatalogueQueries::load_products`] that runs differently on each backend.
+pub(crate) trait ProductReads {
+    fn products_with_variants(
+        &mut self,
+        shop: &ShopId,
+        selection: Selection<'_>,
+        path: &SearchPath,
+    ) -> impl Future<Output = Result<Vec<Product>, DbError>> + Send;
+}
+
+impl ProductReads for AsyncPgConnection {
+    async fn products_with_variants(
+        &mut self,
+        shop: &ShopId,
+        selection: Selection<'_>,
+        path: &SearchPath,
+    ) -> Result<Vec<Product>, DbError> {
+        let Some(query) = products_with_variants!(Self, shop, selection, path) else {
+            return Ok(Vec::new());
+        };
+        let rows: Vec<ProductWithVariant> = query.load(self).await?;
+        assemble(rows)
+    }
+}
+
+impl ProductReads for SqliteConn {
+    /// On the connection's own thread, with diesel's synchronous connection: each value is
+    /// decoded once, straight from SQLite, and the products are assembled there. Through the
+    /// async wrapper's `load`, every value was copied into an owned row on that thread, then
+    /// decoded again on the worker (docs/PERFORMANCE.md, "SQLite's list pages against their own
+    /// database").
+    async fn products_with_variants(
+        &mut self,
+        shop: &ShopId,
+        selection: Selection<'_>,
+        path: &SearchPath,
+    ) -> Result<Vec<Product>, DbError> {
+        let shop = shop.clone();
+        let selection = OwnedSelection::from(selection);
+        let path = path.clone();
+        self.spawn_blocking(move |conn| {
+            let Some(query) =
+                products_with_variants!(SqliteConn, &shop, selection.borrowed(), &path)
+            else {
+                return Ok(Ok(Vec::new()));
+            };
+            let rows: Vec<ProductWithVariant> = diesel::RunQueryDsl::load(query, conn)?;
+            Ok(assemble(rows))
+        })
+        .await?
+    }
+}
+
+/// A [`Selection`] that a task on another thread can own.
+enum OwnedSelection {
+    Page(ProductListQuery),
+    Ids(Vec<ProductId>),
+}
+
+impl From<Selection<'_>> for OwnedSelection {
+    fn from(selection: Selection<'_>) -> Self {
+        match selection {
+            Selection::Page(page) => Self::Page(page.clone()),
+            Selection::Ids(ids) => Self::Ids(ids.to_vec()),
+        }
+    }
+}
+
+impl OwnedSelection {
+    fn borrowed(&self) -> Selection<'_> {
+        match self {
+            Self::Page(page) => Selection::Page(page),
+            Self::Ids(ids) => Selection::Ids(ids),
         }
     }
 }

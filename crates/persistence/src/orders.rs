@@ -11,13 +11,13 @@
 use async_trait::async_trait;
 use diesel::prelude::*;
 use diesel::sql_types::Text;
-use diesel_async::{AsyncConnectionCore, RunQueryDsl};
+use diesel_async::{AsyncConnectionCore, AsyncPgConnection, RunQueryDsl};
 use shop_domain::id::{OrderId, ShopId};
 use shop_domain::order::{Order, OrderItem, OrderListQuery};
 use shop_ports::StoreError;
 use shop_ports::port::OrderRepository;
 
-use crate::database::{Database, impl_for_each_backend, with_conn};
+use crate::database::{Database, SqliteConn, impl_for_each_backend, with_conn};
 use crate::error::DbError;
 use crate::one_of::one_of;
 use crate::rows::{SelectedOrder, SelectedOrderItem};
@@ -43,40 +43,91 @@ pub(crate) trait OrderQueries: OrderPageIds {
     ) -> impl Future<Output = Result<Vec<Order>, DbError>> + Send;
 }
 
-impl_for_each_backend! {
-    impl OrderQueries {
-        async fn load_orders(
-            &mut self,
-            shop: &ShopId,
-            selection: OrderSelection<'_>,
-        ) -> Result<Vec<Order>, DbError> {
-            let mut query = orders::table
-                .left_join(
-                    order_items::table.on(order_items::order_id
-                        .eq(orders::id)
-                        .and(order_items::shop_id.eq(orders::shop_id))),
-                )
-                .filter(orders::shop_id.eq(shop.as_str()))
-                .select((
-                    SelectedOrder::as_select(),
-                    Option::<SelectedOrderItem>::as_select(),
-                ))
-                .order((
-                    orders::created_at_ms.desc(),
-                    orders::id.desc(),
-                    order_items::position.asc(),
-                ))
-                .into_boxed();
-            match selection {
-                OrderSelection::Page(page) => {
-                    query = query.filter(orders::id.eq_any(Self::page_ids(shop, page)));
-                }
-                OrderSelection::Ids(ids) => {
-                    query = query.filter(one_of(orders::id, ids));
-                }
+/// The one statement of [`OrderQueries::load_orders`], boxed for the backend of connection type
+/// `$conn`: written once, expanded where each backend runs it.
+macro_rules! orders_with_items {
+    ($conn:ty, $shop:expr, $selection:expr) => {{
+        let shop: &ShopId = $shop;
+        let query = orders::table
+            .left_join(
+                order_items::table.on(order_items::order_id
+                    .eq(orders::id)
+                    .and(order_items::shop_id.eq(orders::shop_id))),
+            )
+            .filter(orders::shop_id.eq(shop.as_str()))
+            .select((
+                SelectedOrder::as_select(),
+                Option::<SelectedOrderItem>::as_select(),
+            ))
+            .order((
+                orders::created_at_ms.desc(),
+                orders::id.desc(),
+                order_items::position.asc(),
+            ))
+            .into_boxed();
+        match $selection {
+            OrderSelection::Page(page) => {
+                query.filter(orders::id.eq_any(<$conn as OrderPageIds>::page_ids(shop, page)))
             }
-            let rows: Vec<OrderWithItem> = query.load(&mut *self).await?;
-            assemble(rows)
+            OrderSelection::Ids(ids) => query.filter(one_of(orders::id, ids)),
+        }
+    }};
+}
+
+impl OrderQueries for AsyncPgConnection {
+    async fn load_orders(
+        &mut self,
+        shop: &ShopId,
+        selection: OrderSelection<'_>,
+    ) -> Result<Vec<Order>, DbError> {
+        let query = orders_with_items!(Self, shop, selection);
+        let rows: Vec<OrderWithItem> = query.load(self).await?;
+        assemble(rows)
+    }
+}
+
+impl OrderQueries for SqliteConn {
+    /// On the connection's own thread, with diesel's synchronous connection: each value is
+    /// decoded once, straight from SQLite, and the orders are assembled there. Through the
+    /// async wrapper's `load`, every value was copied into an owned row on that thread, then
+    /// decoded again on the worker (docs/PERFORMANCE.md, "SQLite's list pages against their own
+    /// database").
+    async fn load_orders(
+        &mut self,
+        shop: &ShopId,
+        selection: OrderSelection<'_>,
+    ) -> Result<Vec<Order>, DbError> {
+        let shop = shop.clone();
+        let selection = OwnedOrderSelection::from(selection);
+        self.spawn_blocking(move |conn| {
+            let query = orders_with_items!(SqliteConn, &shop, selection.borrowed());
+            let rows: Vec<OrderWithItem> = diesel::RunQueryDsl::load(query, conn)?;
+            Ok(assemble(rows))
+        })
+        .await?
+    }
+}
+
+/// An [`OrderSelection`] that a task on another thread can own.
+enum OwnedOrderSelection {
+    Page(OrderListQuery),
+    Ids(Vec<OrderId>),
+}
+
+impl From<OrderSelection<'_>> for OwnedOrderSelection {
+    fn from(selection: OrderSelection<'_>) -> Self {
+        match selection {
+            OrderSelection::Page(page) => Self::Page(page.clone()),
+            OrderSelection::Ids(ids) => Self::Ids(ids.to_vec()),
+        }
+    }
+}
+
+impl OwnedOrderSelection {
+    fn borrowed(&self) -> OrderSelection<'_> {
+        match self {
+            Self::Page(page) => OrderSelection::Page(page),
+            Self::Ids(ids) => OrderSelection::Ids(ids),
         }
     }
 }

@@ -190,6 +190,7 @@ impl<Columns> QueryFragment<Sqlite> for Page<'_, Columns> {
         for (bind, piece) in self.statement.binds.iter().zip(pieces) {
             match bind {
                 Bind::Text(text) => out.push_bind_param::<Text, String>(text)?,
+                Bind::Bool(value) => out.push_bind_param::<Bool, bool>(value)?,
                 Bind::Integer(value) => out.push_bind_param::<Integer, i32>(value)?,
                 Bind::BigInt(value) => out.push_bind_param::<BigInt, i64>(value)?,
             }

@@ -4,7 +4,7 @@
 //!
 //! ```text
 //! -- setup: PRAGMA busy_timeout = 5000; ...
-//! -- binds: text :shop_id, integer 1, bigint 21
+//! -- binds: text :shop_id, bool true, integer 7, bigint 21
 //! SELECT ... WHERE `products`.`shop_id` = ? ...
 //! ```
 //!
@@ -16,6 +16,7 @@ use thiserror::Error;
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Bind {
     Text(String),
+    Bool(bool),
     Integer(i32),
     BigInt(i64),
 }
@@ -33,7 +34,10 @@ pub enum StatementError {
     Missing(&'static str),
     #[error("the statement file has no SQL")]
     NoSql,
-    #[error("`{0}` is not a bind: `text '...'`, `text :shop_id`, `integer N` or `bigint N`")]
+    #[error(
+        "`{0}` is not a bind: `text '...'`, `text :shop_id`, `bool true|false`, `integer N` or \
+         `bigint N`"
+    )]
     InvalidBind(String),
     #[error("the SQL has {placeholders} `?` but {binds} binds are given")]
     BindCount { placeholders: usize, binds: usize },
@@ -87,6 +91,7 @@ fn parse_binds(list: &str, shop_id: &str) -> Result<Vec<Bind>, StatementError> {
                     .and_then(|quoted| quoted.strip_suffix('\''))
                     .map(|text| Bind::Text(text.to_owned()))
                     .ok_or_else(invalid),
+                "bool" => value.parse().map(Bind::Bool).map_err(|_| invalid()),
                 "integer" => value.parse().map(Bind::Integer).map_err(|_| invalid()),
                 "bigint" => value.parse().map(Bind::BigInt).map_err(|_| invalid()),
                 _ => Err(invalid()),
@@ -100,8 +105,8 @@ mod tests {
     use super::*;
 
     const FILE: &str = "-- a page\n--\n-- setup: PRAGMA foreign_keys = ON;\n\
-        -- binds: text '', text :shop_id, integer 1, bigint 21\n\
-        SELECT a FROM t WHERE b = ? AND c = ?\n  AND d = ? LIMIT ?\n";
+        -- binds: text '', text :shop_id, bool true, integer 7, bigint 21\n\
+        SELECT a FROM t WHERE b = ? AND c = ?\n  AND d = ? AND e = ? LIMIT ?\n";
 
     #[test]
     fn a_file_gives_its_setup_binds_and_sql_with_the_shop_filled_in() {
@@ -112,13 +117,14 @@ mod tests {
             [
                 Bind::Text(String::new()),
                 Bind::Text("shop_7".into()),
-                Bind::Integer(1),
+                Bind::Bool(true),
+                Bind::Integer(7),
                 Bind::BigInt(21)
             ]
         );
         assert_eq!(
             statement.sql,
-            "SELECT a FROM t WHERE b = ? AND c = ? AND d = ? LIMIT ?"
+            "SELECT a FROM t WHERE b = ? AND c = ? AND d = ? AND e = ? LIMIT ?"
         );
     }
 
@@ -128,11 +134,11 @@ mod tests {
         assert_eq!(
             PageStatement::parse(&fewer, "s"),
             Err(StatementError::BindCount {
-                placeholders: 4,
-                binds: 3
+                placeholders: 5,
+                binds: 4
             })
         );
-        let junk = FILE.replace("integer 1", "integer one");
+        let junk = FILE.replace("integer 7", "integer one");
         assert_eq!(
             PageStatement::parse(&junk, "s"),
             Err(StatementError::InvalidBind("integer one".into()))

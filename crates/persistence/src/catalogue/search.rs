@@ -75,7 +75,7 @@ mod fts {
 }
 
 /// How the page query reaches the products its LIKE tests.
-#[derive(Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) enum SearchPath {
     /// Along the id index from the cursor until the page is full.
     Walk,
