@@ -27,44 +27,10 @@ import sys
 import time
 import urllib.request
 
-TICKS = os.sysconf("SC_CLK_TCK")
 API = "/api/v1"
 
-
-def cpu_seconds(pid):
-    """utime + stime of `pid`, in seconds; 0 when it has gone."""
-    try:
-        with open(f"/proc/{pid}/stat") as stat:
-            fields = stat.read().rsplit(")", 1)[1].split()
-    except (FileNotFoundError, ProcessLookupError):
-        return 0.0
-    return (int(fields[11]) + int(fields[12])) / TICKS
-
-
-def backends(database):
-    """The pids of PostgreSQL backends connected to `database`."""
-    found = []
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/cmdline", "rb") as cmdline:
-                title = cmdline.read().decode(errors="replace")
-        except OSError:
-            continue
-        if title.startswith("postgres: ") and f" {database} " in title:
-            found.append(int(entry))
-    return found
-
-
-def reading(server_pid, database):
-    return cpu_seconds(server_pid), {pid: cpu_seconds(pid) for pid in backends(database)}
-
-
-def spent(before, after):
-    api = after[0] - before[0]
-    pg = sum(cpu - before[1].get(pid, 0.0) for pid, cpu in after[1].items())
-    return api, pg
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from benchlib import cpu  # noqa: E402  (the benchmark's own CPU readings from /proc)
 
 
 def free_port():
@@ -162,11 +128,11 @@ def main():
                 try:
                     for name, path in reads.items():
                         wrk(server.port, path, key, 2, args.connections)  # warm-up
-                        before = reading(server.process.pid, database)
+                        meter = cpu.Meter(server.process.pid, database)
+                        before = meter.read()
                         requests = wrk(server.port, path, key, args.seconds, args.connections)
-                        api, pg = spent(before, reading(server.process.pid, database))
-                        figure = (requests / args.seconds, api / requests * 1e6,
-                                  pg / requests * 1e6)
+                        used = cpu.per_request(meter.read().since(before), requests)
+                        figure = (requests / args.seconds, used["api"], used["postgres"])
                         figures[(build, name)].append(figure)
                         print(f"round {round_ + 1} {build:3} {name:14} {figure[0]:8.0f} req/s "
                               f"API {figure[1]:6.1f} µs  PostgreSQL {figure[2]:6.1f} µs",

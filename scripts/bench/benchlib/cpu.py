@@ -1,6 +1,6 @@
 """CPU time per request of a measured run: the API server process's, and PostgreSQL's (the
 server's backends connected to the dataset's database: the API's pool), from utime + stime in
-/proc/<pid>/stat (Linux; the same reading as scripts/bench/pg_reads.py).
+/proc/<pid>/stat (Linux). bench.py and scripts/bench/pg_reads.py both read it here.
 
 A reading is taken just before the measured run (after its warm-up) and one just after; a
 run's CPU is their difference. The backends live as long as the API's pool, so the difference
