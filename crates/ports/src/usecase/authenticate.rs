@@ -39,11 +39,10 @@ use crate::StoreError;
 use crate::port::{ApiKeyStore, Clock, HashError, KeyUsageSink, SecretHasher};
 
 mod failures;
-pub(crate) mod gate;
 
+use crate::usecase::client_gate::{Admission, ClientGate};
 use crate::usecase::reserved_slots::ReservedSlots;
 pub use failures::{FailureBudgets, Throttle, ThrottledBy};
-use gate::{Admission, ClientGate};
 
 /// Who is calling: the key's shop and what the key may do.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -2,6 +2,7 @@
 
 pub mod authenticate;
 pub mod catalogue;
+mod client_gate;
 pub mod clients;
 pub mod import;
 pub mod keys;

@@ -23,7 +23,7 @@ use crate::port::{
     Clock, HashError, OwnerStore, PasswordHasher, RandomTokens, RateLimitStore, SessionStore,
     SignedIn,
 };
-use crate::usecase::authenticate::gate::ClientGate;
+use crate::usecase::client_gate::ClientGate;
 use crate::usecase::reserved_slots::{FailOpenSlots, ReservedSlots};
 
 /// The budgets of failed sign-ins.

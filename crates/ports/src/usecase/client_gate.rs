@@ -1,14 +1,14 @@
 //! How much of one costly kind of work may be under way at once, in all and per client.
 //!
-//! Two kinds go through a gate of their own:
-//! - secret verifications (and, through a gate of their own, the console's sign-ins, which
-//!   verify a password with the same argon2 settings): argon2 is the one costly step of
-//!   authentication, and keys already
-//!   verified never reach it (the cache answers them). The failure budgets bound how many
-//!   verifications a client or a key may cause in a minute; the gate bounds how many can pile
-//!   up at once, so that a burst is refused at the door instead of queueing without end, and a
-//!   key verified for the first time from a quiet address waits behind a few verifications at
-//!   most, never behind a flood;
+//! Three kinds go through a gate of their own:
+//! - an API key's secret verifications (`usecase::authenticate`): argon2 is the one costly step
+//!   of authentication, and keys already verified never reach it (the cache answers them). The
+//!   failure budgets bound how many verifications a client or a key may cause in a minute; the
+//!   gate bounds how many can pile up at once, so that a burst is refused at the door instead
+//!   of queueing without end, and a key verified for the first time from a quiet address waits
+//!   behind a few verifications at most, never behind a flood;
+//! - the console's sign-ins (`usecase::owner_sessions`), which verify a password with the same
+//!   argon2 settings, for the same reasons, through a gate of the same size;
 //! - key lookups for a client whose budget of failures is spent: it is still looked up (its key
 //!   may be another integration behind the same NAT), but one lookup at a time and a few a
 //!   second, so that its flood cannot keep the store busy for every other request.
