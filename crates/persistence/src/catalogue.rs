@@ -23,16 +23,11 @@ use crate::error::DbError;
 use crate::one_of::one_of;
 use crate::rows::{ProductRow, VariantRow};
 use crate::schema::{brands, categories, products, variants};
+use crate::selection::OwnedSelection;
 use search::{ProductSearchIndex, SearchPath};
 
-/// Which products to load.
-#[derive(Clone, Copy)]
-pub(crate) enum Selection<'a> {
-    /// A list page: the query's filters, after its keyset position, at most `limit + 1`.
-    Page(&'a ProductListQuery),
-    /// These ids (missing ones are skipped), by ascending id.
-    Ids(&'a [ProductId]),
-}
+/// Which products to load; either way by ascending id.
+pub(crate) type Selection<'a> = crate::selection::Selection<'a, ProductListQuery, ProductId>;
 
 /// Queries shared by the catalogue and the import, implemented for both backends' connections
 /// so that the import can run them inside its transaction.
@@ -186,30 +181,6 @@ impl ProductReads for SqliteConn {
             Ok(assemble(rows))
         })
         .await?
-    }
-}
-
-/// A [`Selection`] that a task on another thread can own.
-enum OwnedSelection {
-    Page(ProductListQuery),
-    Ids(Vec<ProductId>),
-}
-
-impl From<Selection<'_>> for OwnedSelection {
-    fn from(selection: Selection<'_>) -> Self {
-        match selection {
-            Selection::Page(page) => Self::Page(page.clone()),
-            Selection::Ids(ids) => Self::Ids(ids.to_vec()),
-        }
-    }
-}
-
-impl OwnedSelection {
-    fn borrowed(&self) -> Selection<'_> {
-        match self {
-            Self::Page(page) => Selection::Page(page),
-            Self::Ids(ids) => Selection::Ids(ids),
-        }
     }
 }
 

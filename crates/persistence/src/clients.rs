@@ -19,13 +19,7 @@ use crate::rows::ClientRow;
 use crate::schema::clients;
 
 /// Which clients to load; either way by ascending id.
-#[derive(Clone, Copy)]
-pub(crate) enum ClientSelection<'a> {
-    /// A list page: the query's search, after its keyset position, at most `limit + 1`.
-    Page(&'a ClientListQuery),
-    /// These ids (missing ones are skipped).
-    Ids(&'a [ClientId]),
-}
+pub(crate) type ClientSelection<'a> = crate::selection::Selection<'a, ClientListQuery, ClientId>;
 
 /// Queries shared by the API's reads and the import, implemented for both backends'
 /// connections so that the import can run them inside its transaction.

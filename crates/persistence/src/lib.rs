@@ -31,6 +31,7 @@ mod orders;
 mod owners;
 mod rows;
 mod schema;
+mod selection;
 mod sessions;
 mod shops;
 mod stock;

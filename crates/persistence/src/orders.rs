@@ -22,15 +22,10 @@ use crate::error::DbError;
 use crate::one_of::one_of;
 use crate::rows::{SelectedOrder, SelectedOrderItem};
 use crate::schema::{order_items, orders};
+use crate::selection::OwnedSelection;
 
 /// Which orders to load; either way newest first, by `(created_at, id)` descending.
-#[derive(Clone, Copy)]
-pub(crate) enum OrderSelection<'a> {
-    /// A list page: the query's filters, after its keyset position, at most `limit + 1`.
-    Page(&'a OrderListQuery),
-    /// These ids (missing ones are skipped).
-    Ids(&'a [OrderId]),
-}
+pub(crate) type OrderSelection<'a> = crate::selection::Selection<'a, OrderListQuery, OrderId>;
 
 /// Queries shared by the API's reads and the import, implemented for both backends'
 /// connections so that the import can run them inside its transaction.
@@ -98,37 +93,13 @@ impl OrderQueries for SqliteConn {
         selection: OrderSelection<'_>,
     ) -> Result<Vec<Order>, DbError> {
         let shop = shop.clone();
-        let selection = OwnedOrderSelection::from(selection);
+        let selection = OwnedSelection::from(selection);
         self.spawn_blocking(move |conn| {
             let query = orders_with_items!(SqliteConn, &shop, selection.borrowed());
             let rows: Vec<OrderWithItem> = diesel::RunQueryDsl::load(query, conn)?;
             Ok(assemble(rows))
         })
         .await?
-    }
-}
-
-/// An [`OrderSelection`] that a task on another thread can own.
-enum OwnedOrderSelection {
-    Page(OrderListQuery),
-    Ids(Vec<OrderId>),
-}
-
-impl From<OrderSelection<'_>> for OwnedOrderSelection {
-    fn from(selection: OrderSelection<'_>) -> Self {
-        match selection {
-            OrderSelection::Page(page) => Self::Page(page.clone()),
-            OrderSelection::Ids(ids) => Self::Ids(ids.to_vec()),
-        }
-    }
-}
-
-impl OwnedOrderSelection {
-    fn borrowed(&self) -> OrderSelection<'_> {
-        match self {
-            Self::Page(page) => OrderSelection::Page(page),
-            Self::Ids(ids) => OrderSelection::Ids(ids),
-        }
     }
 }
 
