@@ -26,6 +26,15 @@ pub enum PageKind {
     Orders,
 }
 
+/// Why a run stopped.
+#[derive(Debug, thiserror::Error)]
+pub enum CeilingError {
+    #[error("cannot open the database: {0}")]
+    Open(#[from] diesel::ConnectionError),
+    #[error("the statement failed: {0}")]
+    Query(#[from] diesel::result::Error),
+}
+
 /// What a run measured.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Measured {
@@ -50,7 +59,7 @@ pub fn run(
     connections: usize,
     warm_up: Duration,
     measure: Duration,
-) -> diesel::QueryResult<Measured> {
+) -> Result<Measured, CeilingError> {
     let url = database.to_string_lossy();
     let started = Instant::now();
     let measuring_from = started + warm_up;
@@ -58,10 +67,8 @@ pub fn run(
     let counts = thread::scope(|scope| {
         let workers: Vec<_> = (0..connections.max(1))
             .map(|_| {
-                scope.spawn(|| -> diesel::QueryResult<(u64, usize)> {
-                    let mut conn = SqliteConnection::establish(&url).map_err(|error| {
-                        diesel::result::Error::QueryBuilderError(error.to_string().into())
-                    })?;
+                scope.spawn(|| -> Result<(u64, usize), CeilingError> {
+                    let mut conn = SqliteConnection::establish(&url)?;
                     conn.batch_execute(&statement.setup)?;
                     let mut pages = 0;
                     loop {
@@ -80,7 +87,7 @@ pub fn run(
         workers
             .into_iter()
             .map(|worker| worker.join().expect("a ceiling thread panicked"))
-            .collect::<diesel::QueryResult<Vec<_>>>()
+            .collect::<Result<Vec<_>, _>>()
     })?;
     Ok(Measured {
         pages: counts.iter().map(|(pages, _)| pages).sum(),
