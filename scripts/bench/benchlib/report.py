@@ -197,7 +197,8 @@ def generated(results):
         + _throughput(results)
         + "\n\nThe adjustments run without `Idempotency-Key`, each wrk thread cycling through "
           "its own share of tracked variants, so the requests in flight never share a variant. "
-          "The reads by id (`{id}`) ask for the first product or order of the captured first page. CPU µs/req: the CPU "
+          "The reads by id (`{id}`) ask for the first product or order of the captured first "
+          "page. CPU µs/req: the CPU "
           "time (user + system, `/proc/<pid>/stat`) spent over the API's measured run divided "
           "by its requests, by the server process (\"API\", SQLite's work included) and by "
           "the PostgreSQL backends connected to the dataset's database (the API's pool); "
