@@ -253,11 +253,20 @@ impl Client {
         query: &Q,
         cursor: Option<&str>,
     ) -> Result<Page<T>, ApiError> {
-        let mut params = query.filters();
+        self.list_page(Q::PATH, query.filters(), cursor).await
+    }
+
+    /// One page of the list at `path`, with `filters` and then `cursor`.
+    pub(crate) async fn list_page<T: DeserializeOwned>(
+        &self,
+        path: &'static str,
+        mut filters: Params,
+        cursor: Option<&str>,
+    ) -> Result<Page<T>, ApiError> {
         if let Some(cursor) = cursor {
-            params.push(("cursor", cursor.to_owned()));
+            filters.push(("cursor", cursor.to_owned()));
         }
-        self.get(&[Q::PATH], params).await
+        self.get(&[path], filters).await
     }
 
     /// Pages from the query's cursor until `nextCursor` is `null`, item by item.

@@ -4,6 +4,9 @@
 //!   [`LoyaltySummary`], [`StockEntry`], ...); one page with `products(query)`, or every item
 //!   of a list as a [`Stream`](futures::Stream) with `products_stream(query)` (following
 //!   `nextCursor` until it is `null`).
+//! - Incremental sync: `sync_orders(query, checkpoint)` (likewise products, clients, stock)
+//!   is a [`SyncRun`]: the items changed since the [`Checkpoint`], a page at a time, then the
+//!   checkpoint of the next run (the first page's `pageInfo.syncedAt`).
 //! - `429 RATE_LIMITED` is waited out and retried, honouring `Retry-After` exactly, up to
 //!   [`ClientBuilder::max_retries`] (3) times, then returned as [`ApiError::RateLimited`].
 //!   `503` and transport errors (lost connection, timeout) are retried the same way, with
@@ -49,6 +52,7 @@ mod error;
 pub mod models;
 mod query;
 mod retry;
+mod sync;
 
 pub use client::{Client, ClientBuilder, IDEMPOTENCY_KEY_HEADER, new_idempotency_key};
 pub use error::{ApiError, ErrorCode, FieldIssue};
@@ -58,6 +62,7 @@ pub use models::{
 };
 pub use query::{ActiveFilter, ClientQuery, DateBound, OrderQuery, ProductQuery, StockQuery};
 pub use retry::{RetryEvent, RetryReason};
+pub use sync::{Checkpoint, SyncRun};
 
 #[cfg(test)]
 mod tests;

@@ -49,6 +49,12 @@ pub struct PageInfo {
     pub next_cursor: Option<String>,
     /// The page size applied.
     pub limit: u32,
+    /// The checkpoint of a sync run: pass the FIRST page's value as `updatedSince` on the
+    /// next run, once this run has reached the last page ([`crate::SyncRun`] does it). The
+    /// server's read time minus an overlap, so that a change committed late is not missed.
+    /// `None` from a server older than this field.
+    #[serde(default, with = "time::serde::rfc3339::option")]
+    pub synced_at: Option<OffsetDateTime>,
 }
 
 /// A product with its variants.
@@ -350,6 +356,10 @@ pub struct StockEntry {
     pub is_low_stock: bool,
     pub is_out_of_stock: bool,
     pub active: bool,
+    /// The last stock movement (adjustment, import) or switch of tracking. `None` from a
+    /// server older than this field.
+    #[serde(default, with = "time::serde::rfc3339::option")]
+    pub updated_at: Option<OffsetDateTime>,
 }
 
 /// The result of `POST /stock/adjustments`.
@@ -429,6 +439,32 @@ mod tests {
             (1990, 4, 17)
         );
         assert!(client.loyalty.tier_achieved_at.is_some());
+    }
+
+    #[test]
+    fn synced_at_and_a_stock_entry_updated_at_decode_and_may_be_absent() {
+        let info: PageInfo = serde_json::from_str(
+            r#"{"hasMore":false,"nextCursor":null,"limit":100,"syncedAt":"2026-11-25T10:00:00.000Z"}"#,
+        )
+        .unwrap();
+        assert_eq!(
+            info.synced_at,
+            Some(time::macros::datetime!(2026-11-25 10:00 UTC))
+        );
+        let older: PageInfo =
+            serde_json::from_str(r#"{"hasMore":true,"nextCursor":"c","limit":20}"#).unwrap();
+        assert_eq!(older.synced_at, None);
+
+        let entry = r#"{"variantId":"v","productId":"p","productName":"n","variantLabel":"l",
+            "sku":null,"barcode":null,"tracked":true,"stock":1,"lowStockThreshold":0,
+            "isLowStock":false,"isOutOfStock":false,"active":true"#;
+        let with: StockEntry = serde_json::from_str(&format!(
+            r#"{entry},"updatedAt":"2026-11-25T10:00:00.125Z"}}"#
+        ))
+        .unwrap();
+        assert_eq!(with.updated_at.unwrap().millisecond(), 125);
+        let without: StockEntry = serde_json::from_str(&format!("{entry}}}")).unwrap();
+        assert_eq!(without.updated_at, None);
     }
 
     #[test]

@@ -35,7 +35,7 @@ pub enum ActiveFilter {
     All,
 }
 
-/// `GET /orders` (newest first).
+/// `GET /orders` (newest first; with `updated_since`, by `updatedAt` ascending).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct OrderQuery {
     pub cursor: Option<String>,
@@ -49,6 +49,8 @@ pub struct OrderQuery {
     pub date_from: Option<DateBound>,
     /// Orders created at or before this bound (a whole UTC day for a [`DateBound::Day`]).
     pub date_to: Option<DateBound>,
+    /// Orders updated at or after this instant (inclusive, millisecond precision).
+    pub updated_since: Option<OffsetDateTime>,
 }
 
 /// A bound of `dateFrom` / `dateTo`: an instant or a whole UTC day.
@@ -70,7 +72,7 @@ impl From<Date> for DateBound {
     }
 }
 
-/// `GET /clients` (by id).
+/// `GET /clients` (by id; with `updated_since`, by `updatedAt` ascending).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ClientQuery {
     pub cursor: Option<String>,
@@ -78,9 +80,11 @@ pub struct ClientQuery {
     pub limit: Option<u32>,
     /// Search over name, display name, e-mail and phone.
     pub q: Option<String>,
+    /// Clients updated at or after this instant (inclusive, millisecond precision).
+    pub updated_since: Option<OffsetDateTime>,
 }
 
-/// `GET /stock` (by variant id).
+/// `GET /stock` (by variant id; with `updated_since`, by `updatedAt` ascending).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct StockQuery {
     pub cursor: Option<String>,
@@ -92,6 +96,9 @@ pub struct StockQuery {
     pub low_stock_only: Option<bool>,
     /// `true` by default; `false` adds the variants without stock tracking.
     pub tracked_only: Option<bool>,
+    /// Entries whose stock moved, or whose tracking was switched, at or after this instant
+    /// (inclusive, millisecond precision).
+    pub updated_since: Option<OffsetDateTime>,
 }
 
 pub(crate) type Params = Vec<(&'static str, String)>;
@@ -109,7 +116,7 @@ fn push(params: &mut Params, name: &'static str, value: Option<impl ToString>) {
     }
 }
 
-fn rfc3339(at: OffsetDateTime) -> String {
+pub(crate) fn rfc3339(at: OffsetDateTime) -> String {
     // Formatting an OffsetDateTime as RFC 3339 fails only for years outside 0..=9999 or
     // offsets with seconds; fall back to UTC, and let the server refuse what is still odd.
     at.format(&Rfc3339)
@@ -181,6 +188,7 @@ impl ListQuery for OrderQuery {
             self.date_from.map(DateBound::to_param),
         );
         push(&mut params, "dateTo", self.date_to.map(DateBound::to_param));
+        push(&mut params, "updatedSince", self.updated_since.map(rfc3339));
         params
     }
 }
@@ -194,6 +202,7 @@ impl ListQuery for ClientQuery {
         let mut params = Params::new();
         push(&mut params, "limit", self.limit);
         push(&mut params, "q", self.q.as_ref());
+        push(&mut params, "updatedSince", self.updated_since.map(rfc3339));
         params
     }
 }
@@ -210,6 +219,7 @@ impl ListQuery for StockQuery {
         push(&mut params, "q", self.q.as_ref());
         push(&mut params, "lowStockOnly", self.low_stock_only);
         push(&mut params, "trackedOnly", self.tracked_only);
+        push(&mut params, "updatedSince", self.updated_since.map(rfc3339));
         params
     }
 }
@@ -254,6 +264,7 @@ mod tests {
             source: Some(OrderSource::ClickCollect),
             date_from: Some(date!(2026 - 11 - 01).into()),
             date_to: Some(datetime!(2026-11-15 23:00 UTC).into()),
+            updated_since: Some(datetime!(2026-11-25 10:00:00.125 UTC)),
             ..Default::default()
         };
         assert_eq!(
@@ -264,18 +275,33 @@ mod tests {
                 ("source", "click-collect".to_owned()),
                 ("dateFrom", "2026-11-01".to_owned()),
                 ("dateTo", "2026-11-15T23:00:00Z".to_owned()),
+                ("updatedSince", "2026-11-25T10:00:00.125Z".to_owned()),
+            ]
+        );
+        let clients = ClientQuery {
+            q: Some("marie".into()),
+            updated_since: Some(datetime!(2026-11-25 12:00 +02:00)),
+            ..Default::default()
+        };
+        assert_eq!(
+            clients.filters(),
+            [
+                ("q", "marie".to_owned()),
+                ("updatedSince", "2026-11-25T12:00:00+02:00".to_owned()),
             ]
         );
         let stock = StockQuery {
             low_stock_only: Some(true),
             tracked_only: Some(false),
+            updated_since: Some(datetime!(2026-11-25 10:00 UTC)),
             ..Default::default()
         };
         assert_eq!(
             stock.filters(),
             [
                 ("lowStockOnly", "true".to_owned()),
-                ("trackedOnly", "false".to_owned())
+                ("trackedOnly", "false".to_owned()),
+                ("updatedSince", "2026-11-25T10:00:00Z".to_owned()),
             ]
         );
     }

@@ -10,6 +10,8 @@ use tokio::net::{TcpListener, TcpStream};
 
 use crate::{ApiError, Client, ErrorCode, ProductQuery, RetryEvent, RetryReason};
 
+mod sync;
+
 /// What the fake server does with one connection.
 #[derive(Clone)]
 enum Reply {
