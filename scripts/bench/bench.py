@@ -12,6 +12,7 @@ its markers) and target/bench/results-*.json.
 
     python3 scripts/bench/bench.py           # the full run (about 40 minutes on 2 cores)
     python3 scripts/bench/bench.py --quick   # tiny sizes and short runs: proves the harness
+    BENCH_ONLY=flat python3 scripts/bench/bench.py   # seeding and the flat-with-size rounds only
 
 Every BENCH_* variable overrides one setting (scripts/bench/benchlib/config.py):
 BENCH_BACKENDS=sqlite,postgres  BENCH_{BIG,SMALL}_{PRODUCTS,ORDERS,CLIENTS}
@@ -21,6 +22,10 @@ BENCH_LATENCY_SECONDS (flat with size: seconds measured per request and round; 5
 BENCH_WORKERS  BENCH_SOAK_SECONDS (0: no soak)  BENCH_SOAK_SAMPLE_SECONDS  BENCH_DEEP_ROWS
 BENCH_SEARCH_TERM  BENCH_RARE_SEARCH_TERM  BENCH_PG_ADMIN_URL  BENCH_SHOP_API  BENCH_CEILING  BENCH_SKIP_BUILD=1
 BENCH_KEEP_DATA=1  BENCH_DOC  BENCH_SEED_TIMEOUT_SECONDS  BENCH_DEEP_WALK_TIMEOUT_SECONDS
+BENCH_ONLY=flat (a partial run: the seeding and the flat-with-size rounds, the deep cursor's
+walk included; no throughput, ceilings, memory, soak or query plans. Its report says so and
+goes to target/bench/PERFORMANCE-flat.md, or BENCH_DOC, which may not be docs/PERFORMANCE.md:
+that file's generated section keeps the last full run)
 
 Servers listen on 127.0.0.1 only and are stopped on exit, Ctrl-C included; the PostgreSQL
 databases it creates (shop_bench_<pid>_*) are dropped, the SQLite files deleted.
@@ -41,7 +46,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from benchlib import (  # noqa: E402
     config, cpu, datasets, latency, pgbench, plans, processes, report, soak, sqlite_ceiling,
     targets, tools, wrk)
-from benchlib.api import API, Api, deep_orders_cursor, tracked_variants, wait_until_ready  # noqa: E402
+from benchlib.api import (  # noqa: E402
+    API, Api, deep_orders_cursor, first_page_extent, instant_before, newest_order_created_at,
+    tracked_variants, wait_until_ready)
 from benchlib.processes import Failure  # noqa: E402
 
 OUT = config.OUT_DIR
@@ -63,6 +70,10 @@ ENDPOINTS = {
 # row), so that nothing here depends on how the seed names its rows. Each list comes before its
 # read by id in ENDPOINTS.
 BY_ID = {"product": "products", "order": "orders"}
+# "Orders changed since T": T is this many days before the small dataset's newest order, so
+# that both pages are full (about 95 orders of 10,000 seeded over two years change in a week,
+# about 9,600 of 1,000,000) while the big one has a hundred times more rows before T.
+CHANGED_DAYS = 7
 
 
 def url(port, path):
@@ -118,11 +129,35 @@ def search_path(term):
     return f"{API}/products?limit=20&q={urllib.parse.quote(term)}"
 
 
+def changed_orders_path(since):
+    """The first page of the orders changed since `since`, walked by (updatedAt, id)."""
+    return f"{API}/orders?{urllib.parse.urlencode({'limit': 20, 'updatedSince': since})}"
+
+
+def pick_changed_since(api):
+    """T of the "orders changed since T" pair, one instant for both sides: CHANGED_DAYS before
+    the newest order of the dataset `api` serves (the small one: both datasets end at the
+    same instant, and the small one's week must fill a page too)."""
+    return instant_before(newest_order_created_at(api), CHANGED_DAYS)
+
+
+def changed_since(small_api, big_api):
+    """T and how full its first page is on each side (flat["changed_since"]): the report
+    says what T was and whether more orders than a page matched, without paging them all."""
+    since = pick_changed_since(small_api)
+    path = changed_orders_path(since)
+    return {"since": since, "days": CHANGED_DAYS,
+            "first_page": {"small": first_page_extent(small_api, path),
+                           "big": first_page_extent(big_api, path)}}
+
+
 def latency_requests(small, big, flat, cursor, deep_rows):
     """The requests of a latency round, in the order of the even rounds: the orders first page
     on the small then the big table, the page `deep_rows` deep (big; left out when its cursor
-    was not reached), then each search term on the small then the big table. `small` and
-    `big` are (port, key) of the two servers."""
+    was not reached), the first page of the orders changed since T (flat["changed_since"]) on
+    the small then the big table, then each search term on the small then the big table.
+    `small` and `big` are (port, key) of the two servers. The two sides of a ratio are next to
+    each other in both orders, so that they are measured seconds apart."""
     def load(server, path):
         port, key = server
         return wrk.Load(url(port, path), key)
@@ -136,6 +171,13 @@ def latency_requests(small, big, flat, cursor, deep_rows):
         requests.append(latency.Request(
             ("orders_deep",), load(big, f"{orders}&cursor={urllib.parse.quote(cursor)}"),
             f"orders {deep_rows:,} deep (big)"))
+    changed = changed_orders_path(flat["changed_since"]["since"])
+    requests += [
+        latency.Request(("orders_changed_small",), load(small, changed),
+                        "orders changed since T (small)"),
+        latency.Request(("orders_changed_big",), load(big, changed),
+                        "orders changed since T (big)"),
+    ]
     for kind, search in flat["searches"].items():
         path = search_path(search["term"])
         for size, server in (("small", small), ("big", big)):
@@ -147,13 +189,20 @@ def latency_requests(small, big, flat, cursor, deep_rows):
 def measure_flat(settings, small_dataset, small_key, big, cursor, flat):
     """The flat-with-size latencies, into `flat`: the small dataset's server is started beside
     the big one's (`big`: its (port, key)), so that both sides of each ratio are measured in
-    the same minutes, in alternating rounds (benchlib/latency.py), then stopped."""
+    the same minutes, in alternating rounds (benchlib/latency.py), then stopped. The search
+    terms and T of the orders changed since T are read from the small one first."""
     server, port = start_api(settings, small_dataset, small_key)
     try:
-        api = Api(port, small_key)
+        api, big_api = Api(port, small_key), Api(*big)
         flat["searches"] = {kind: {"term": term}
                             for kind, term in pick_search_terms(api, settings).items()}
+        changed = flat["changed_since"] = changed_since(api, big_api)
         api.close()
+        big_api.close()
+        pages = changed["first_page"]
+        print(f" orders changed since T = {changed['since']}: first page "
+              f"{pages['small']['rows']} rows (small), {pages['big']['rows']} rows (big)",
+              flush=True)
         print(f" latency, 1 connection, {settings.latency_rounds} rounds of "
               f"{settings.latency_s} s per request (small and big servers both up):", flush=True)
         requests = latency_requests((port, small_key), big, flat, cursor, settings.deep_rows)
@@ -295,46 +344,75 @@ def measure_throughput(settings, dataset, port, key, captured, measured, api_pid
         ceiling.stop()
 
 
+def measure_flat_on_big(settings, port, key, small_dataset, small_key, flat):
+    """The deep cursor, walked on the big dataset's server (`port`, `key`), then the
+    flat-with-size latencies, into `flat`."""
+    api = Api(port, key)
+    cursor, flat["deep_walk_s"] = deep_orders_cursor(api, settings.deep_rows,
+                                                     settings.deep_walk_timeout_s)
+    api.close()
+    print(f" the cursor {settings.deep_rows:,} orders deep was "
+          f"{'reached' if cursor else 'NOT reached'} by paging the API in "
+          f"{flat['deep_walk_s']:.1f} s", flush=True)
+    measure_flat(settings, small_dataset, small_key, (port, key), cursor, flat)
+
+
+def measure_memory(settings, server, port, key, captured, measured):
+    """The big server's peak RSS after the benchmarks, then the soak and the peak after it."""
+    # The big server's own peak (VmHWM of its process): the small one's is not counted.
+    measured["memory"]["peak_mb_benchmark"] = server.memory_mb()["peak"]
+    measured["soak"] = None
+    if settings.soak_s:
+        print(f" soak, {settings.soak_s} s of mixed load:", flush=True)
+        mixed = wrk.Load(url(port, f"{API}/me"), key, mode="mixed",
+                         variants_file=str(captured.variants_file))
+        measured["soak"] = soak.run(server, mixed, settings)
+        if measured["soak"]["failed_requests"]:
+            raise Failure(f"the soak had {measured['soak']['failed_requests']} failed "
+                          "requests")
+    measured["memory"]["peak_mb_total"] = server.memory_mb()["peak"]
+
+
 def measure_big(settings, dataset, key, small_dataset, small_key, measured):
     """Throughput and its ceilings, the deep cursor, the flat-with-size latencies (with the
     small dataset's server up beside it for their duration), then memory and the soak of the
     big dataset's server, into `measured`; returns what the API told (ids for the query
-    plans)."""
+    plans). A partial run (BENCH_ONLY) does only its parts and returns None when throughput,
+    which captures that, did not run."""
     server, port = start_api(settings, dataset, key)
     try:
-        api = Api(port, key)
-        captured = capture(api, dataset.backend, datasets.key_prefix(settings, dataset))
-        measure_throughput(settings, dataset, port, key, captured, measured, server.pid)
-
-        flat = measured["flat"]
-        cursor, flat["deep_walk_s"] = deep_orders_cursor(api, settings.deep_rows,
-                                                         settings.deep_walk_timeout_s)
-        print(f" the cursor {settings.deep_rows:,} orders deep was "
-              f"{'reached' if cursor else 'NOT reached'} by paging the API in "
-              f"{flat['deep_walk_s']:.1f} s", flush=True)
-        api.close()
-        measure_flat(settings, small_dataset, small_key, (port, key), cursor, flat)
-
-        # The big server's own peak (VmHWM of its process): the small one's is not counted.
-        measured["memory"]["peak_mb_benchmark"] = server.memory_mb()["peak"]
-        measured["soak"] = None
-        if settings.soak_s:
-            print(f" soak, {settings.soak_s} s of mixed load:", flush=True)
-            mixed = wrk.Load(url(port, f"{API}/me"), key, mode="mixed",
-                             variants_file=str(captured.variants_file))
-            measured["soak"] = soak.run(server, mixed, settings)
-            if measured["soak"]["failed_requests"]:
-                raise Failure(f"the soak had {measured['soak']['failed_requests']} failed "
-                              "requests")
-        measured["memory"]["peak_mb_total"] = server.memory_mb()["peak"]
+        captured = None
+        if settings.runs("throughput"):
+            api = Api(port, key)
+            captured = capture(api, dataset.backend, datasets.key_prefix(settings, dataset))
+            api.close()
+            measure_throughput(settings, dataset, port, key, captured, measured, server.pid)
+        if settings.runs("flat"):
+            measure_flat_on_big(settings, port, key, small_dataset, small_key,
+                                measured["flat"])
+        if settings.runs("memory"):
+            measure_memory(settings, server, port, key, captured, measured)
         return captured
     finally:
         server.stop()
 
 
+def new_measured(settings):
+    """The results of one backend before anything is measured: an entry only for the parts
+    this run measures, so that a partial run's report cannot show a part it skipped."""
+    measured = {"seed": {}}
+    if settings.runs("throughput"):
+        measured["throughput"] = {}
+    if settings.runs("flat"):
+        measured["flat"] = {"deep_rows": settings.deep_rows}
+    if settings.runs("memory"):
+        measured["memory"] = {}
+    return measured
+
+
 def bench_backend(settings, backend):
     print(f"\n== {backend}", flush=True)
-    measured = {"seed": {}, "flat": {"deep_rows": settings.deep_rows}, "memory": {}}
+    measured = new_measured(settings)
     try:
         print(" seeding:", flush=True)
         big = datasets.create(backend, "big", settings)
@@ -347,19 +425,29 @@ def bench_backend(settings, backend):
         small_key = datasets.create_key(settings, small)
 
         captured = measure_big(settings, big, big_key, small, small_key, measured)
-        searches = measured["flat"]["searches"]
-        for search in searches.values():
-            search["matches"] = {
-                "small": datasets.count_search_matches(small, search["term"]),
-                "big": datasets.count_search_matches(big, search["term"]),
-            }
-        measured["shop_id"] = captured.shop_id
-        measured["plans"] = plans.capture(
-            big, plans.parameters(big, captured.shop_id, searches["common"]["term"],
-                                  settings.deep_rows))
+        if settings.runs("flat"):
+            for search in measured["flat"]["searches"].values():
+                search["matches"] = {
+                    "small": datasets.count_search_matches(small, search["term"]),
+                    "big": datasets.count_search_matches(big, search["term"]),
+                }
+        if captured is not None:
+            measured["shop_id"] = captured.shop_id
+        if settings.runs("plans"):  # with throughput's shop id and flat's common term
+            common = measured["flat"]["searches"]["common"]["term"]
+            measured["plans"] = plans.capture(
+                big, plans.parameters(big, captured.shop_id, common, settings.deep_rows))
         return measured
     finally:
         datasets.drop_all(settings.keep_data)
+
+
+def raw_results_names(only, stamp):
+    """The raw results' file names (under target/bench/): this run's and the latest's. A
+    partial run's carry its BENCH_ONLY, so that results-latest.json stays the last full run's,
+    as docs/PERFORMANCE.md does."""
+    prefix = f"results-{only}" if only else "results"
+    return f"{prefix}-{stamp}.json", f"{prefix}-latest.json"
 
 
 def _terminate(signum, _frame):
@@ -376,17 +464,18 @@ def main():
     signal.signal(signal.SIGINT, signal.default_int_handler)
     OUT.mkdir(parents=True, exist_ok=True)
     stamp = time.strftime("%Y%m%dT%H%M%S")
-    raw_path = OUT / f"results-{stamp}.json"
+    raw_name, latest_name = raw_results_names(settings.only, stamp)
+    raw_path = OUT / raw_name
     results = {
         "meta": {
             "date": tools.now_utc(),
             "load_average_start": tools.load_average(),
             "machine": tools.machine(),
             "settings": settings.to_json(),
-            "reduced": settings.quick or settings.big.orders < config.FULL["BENCH_BIG_ORDERS"]
-            or settings.duration_s < config.FULL["BENCH_SECONDS"]
-            or settings.latency_s < config.FULL["BENCH_LATENCY_SECONDS"]
-            or settings.latency_rounds < config.FULL["BENCH_LATENCY_ROUNDS"],
+            "reduced": config.reduced(settings),
+            # What this run measured (the report names what it left out): BENCH_ONLY.
+            "only": settings.only,
+            "parts": list(settings.parts),
             "raw_results": str(raw_path.relative_to(config.ROOT)),
         },
         "backends": {},
@@ -408,10 +497,13 @@ def main():
         processes.stop_all()
         datasets.drop_all(settings.keep_data)
         raw_path.write_text(json.dumps(results, indent=2))
-        (OUT / "results-latest.json").write_text(json.dumps(results, indent=2))
+        (OUT / latest_name).write_text(json.dumps(results, indent=2))
 
     report.write(settings.doc, results)
     print(f"\nwrote {settings.doc} and {raw_path}")
+    if settings.only:
+        print(f"  a partial run (BENCH_ONLY={settings.only}): only the {', '.join(settings.parts)}"
+              " targets", flush=True)
     for row in targets.evaluate(results):
         print(f"  [{report.YES[row['met']]:>6}] {row['backend']:<8} {row['target']}: "
               f"{row['measured']} (limit {row['limit']})")

@@ -10,8 +10,8 @@ from pathlib import Path
 from unittest import mock
 
 import bench
-from benchlib import (config, cpu, latency, pgbench, plans, report, soak, sqlite_ceiling,
-                      targets, wrk)
+from benchlib import (api, config, cpu, latency, pgbench, plans, report, soak,
+                      sqlite_ceiling, targets, wrk)
 from benchlib.processes import Failure
 
 
@@ -25,7 +25,8 @@ def side(rps, p50s):
     return latency.aggregate([wrk_result(rps, p50) for p50 in p50s])
 
 
-def results(api_me=8000.0, ceiling_me=10000.0, deep_p50=1.0, peak=40.0, soak_growth=0.5):
+def results(api_me=8000.0, ceiling_me=10000.0, deep_p50=1.0, peak=40.0, soak_growth=0.5,
+            changed_p50s=(1.1, 1.2, 1.3)):
     throughput = {
         "me": {"request": "GET /api/v1/me", "body_bytes": 120,
                "api": wrk_result(api_me, 2.0), "ceiling_a": wrk_result(ceiling_me, 1.0)},
@@ -36,6 +37,10 @@ def results(api_me=8000.0, ceiling_me=10000.0, deep_p50=1.0, peak=40.0, soak_gro
     flat = {"deep_rows": 500_000, "deep_walk_s": 12.0,
             "orders_small": side(900, [0.9, 1.0, 1.1]), "orders_big": side(800, [1.2, 1.1, 1.3]),
             "orders_deep": side(800, [deep_p50, deep_p50 + 0.1, deep_p50 - 0.1]),
+            "changed_since": {"since": "2026-11-13T10:00:00.000Z", "days": 7, "first_page": {
+                "small": {"rows": 20, "has_more": True}, "big": {"rows": 20, "has_more": True}}},
+            "orders_changed_small": side(900, [1.0, 1.0, 1.0]),
+            "orders_changed_big": side(850, list(changed_p50s)),
             "searches": {
                 "common": {"term": "lin", "matches": {"small": 10, "big": 1000},
                            "small": side(500, [2.0, 2.0]), "big": side(100, [7.0, 7.0])},
@@ -169,6 +174,244 @@ class FlatRatioTest(unittest.TestCase):
         self.assertEqual(row["measured"], "1.20 (1.20 / 1.00 ms)")
 
 
+class FakeApiServer:
+    """The orders of one dataset as benchlib.api.Api reads them: its newest order, and
+    `changed` orders updated since any `updatedSince`, served 20 a page."""
+
+    def __init__(self, newest_created_at, changed):
+        self.newest, self.changed = newest_created_at, changed
+        self.keys, self.paths, self.clients = set(), [], []
+
+    def client(self, key):
+        self.keys.add(key)
+        client = mock.Mock(closed=False)
+        client.get_json.side_effect = self.get_json
+        client.close.side_effect = lambda: setattr(client, "closed", True)
+        self.clients.append(client)
+        return client
+
+    def get_json(self, path):
+        if path == "/api/v1/orders?limit=1":
+            return {"data": [{"id": "o-1", "createdAt": self.newest}],
+                    "pageInfo": {"hasMore": True}}
+        self.paths.append(path)
+        assert "updatedSince=" in path, path
+        rows = min(self.changed, 20)
+        return {"data": [{"id": f"o-{i}"} for i in range(rows)],
+                "pageInfo": {"hasMore": self.changed > 20}}
+
+
+class ChangedSinceTest(unittest.TestCase):
+    """The "orders changed since T" pair (issue 21): T, its first pages, its target."""
+
+    def test_t_is_a_week_before_the_newest_order_written_as_the_api_writes_instants(self):
+        self.assertEqual(api.instant_before("2026-11-20T10:00:00.000Z", 7),
+                         "2026-11-13T10:00:00.000Z")
+        self.assertEqual(api.instant_before("2026-03-03T01:30:00.25+02:00", 7),
+                         "2026-02-23T23:30:00.250Z", "across a month, in UTC, milliseconds")
+        self.assertEqual(api.instant_before("2026-11-20T10:00:00.123456Z", 0),
+                         "2026-11-20T10:00:00.123Z")
+
+    def test_what_is_not_an_instant_stops_the_run(self):
+        for text in ("2026-11-20", "2026-11-20T10:00:00", "yesterday", "", None):
+            with self.assertRaises(Failure, msg=text):
+                api.instant_before(text, 7)
+
+    def test_t_comes_from_the_small_dataset_and_each_side_tells_how_full_its_page_is(self):
+        small = FakeApiServer("2026-11-20T10:00:00.000Z", changed=12)
+        big = FakeApiServer("2026-11-20T10:00:00.000Z", changed=9600)
+        changed = bench.changed_since(small.client("s"), big.client("b"))
+        self.assertEqual(changed, {
+            "since": "2026-11-13T10:00:00.000Z", "days": bench.CHANGED_DAYS,
+            "first_page": {"small": {"rows": 12, "has_more": False},
+                           "big": {"rows": 20, "has_more": True}}})
+        path = "/api/v1/orders?limit=20&updatedSince=2026-11-13T10%3A00%3A00.000Z"
+        self.assertEqual((small.paths, big.paths), ([path], [path]))
+        self.assertEqual(bench.CHANGED_DAYS, 7)
+
+    def test_a_shop_without_orders_has_no_t(self):
+        empty = mock.Mock()
+        empty.get_json.return_value = {"data": [], "pageInfo": {"hasMore": False}}
+        with self.assertRaises(Failure):
+            bench.pick_changed_since(empty)
+
+    def changed_row(self, data):
+        found = [r for r in targets.evaluate(data) if r["target"].startswith("orders changed")]
+        self.assertEqual(len(found), 1)
+        return found[0]
+
+    def test_the_target_holds_the_big_page_to_one_and_a_half_times_the_small_one(self):
+        row = self.changed_row(results(changed_p50s=(1.1, 1.2, 1.3)))
+        self.assertEqual(row["target"], "orders changed since T, first page p50: big / small")
+        self.assertEqual(row["limit"], "≤ 1.5")
+        self.assertEqual(row["measured"],
+                         "1.20 (rounds 1.10, 1.20, 1.30; median p50s 1.20 / 1.00 ms)")
+        self.assertTrue(row["met"])
+        self.assertTrue(self.changed_row(results(changed_p50s=(1.5, 1.5, 1.5)))["met"],
+                        "the limit itself is met")
+        missed = self.changed_row(results(changed_p50s=(1.4, 1.6, 1.7)))
+        self.assertTrue(missed["measured"].startswith("1.60 "))
+        self.assertFalse(missed["met"])
+
+    def test_a_side_not_measured_is_not_met_or_missed(self):
+        data = results()
+        del data["backends"]["sqlite"]["flat"]["orders_changed_big"]
+        row = self.changed_row(data)
+        self.assertEqual(row["measured"], "not measured")
+        self.assertIsNone(row["met"])
+
+    def test_the_report_shows_both_sides_t_and_how_full_each_page_was(self):
+        data = results()
+        data["backends"]["sqlite"]["flat"]["changed_since"]["first_page"]["small"] = {
+            "rows": 1, "has_more": False}
+        text = report.generated(data)
+        self.assertIn("| orders changed since T, first page, small table | sqlite | 1.00 |", text)
+        self.assertIn("| orders changed since T, first page, big table | sqlite | 1.20 |", text)
+        self.assertIn("| orders changed since T, first page p50: big / small | sqlite | 1.20 ",
+                      text)
+        self.assertIn("- sqlite: T = `2026-11-13T10:00:00.000Z`, the small table's newest "
+                      "order's `createdAt` minus 7 days; the first page of `updatedSince=T` "
+                      "(limit 20) held 1 order (all that matched) on the small table and 20 "
+                      "orders (more matched: `hasMore`) on the big one.", text)
+
+
+class PartialRunTest(unittest.TestCase):
+    """BENCH_ONLY=flat: the flat-with-size rounds only, reported as such, never over the
+    full run's section of docs/PERFORMANCE.md."""
+
+    def load(self, **env):
+        with mock.patch.dict(os.environ, {"BENCH_ONLY": "", "BENCH_DOC": "", **env}):
+            return config.load()
+
+    def test_the_knob_keeps_only_the_flat_rounds(self):
+        full = self.load()
+        self.assertEqual((full.only, full.parts), ("", config.PARTS))
+        self.assertTrue(all(full.runs(part) for part in config.PARTS))
+        flat = self.load(BENCH_ONLY=" Flat ")
+        self.assertEqual((flat.only, flat.parts), ("flat", ("flat",)))
+        self.assertTrue(flat.runs("flat"))
+        self.assertFalse(any(flat.runs(p) for p in ("throughput", "memory", "plans")))
+        self.assertEqual(flat.to_json()["only"], "flat")
+        with self.assertRaises(SystemExit):
+            self.load(BENCH_ONLY="throughput")
+
+    def test_a_partial_report_never_goes_to_the_full_runs_document(self):
+        self.assertEqual(self.load().doc, config.DOC)
+        self.assertEqual(self.load(BENCH_DOC="/tmp/full.md").doc, Path("/tmp/full.md"))
+        self.assertEqual(self.load(BENCH_ONLY="flat").doc,
+                         config.OUT_DIR / "PERFORMANCE-flat.md")
+        self.assertEqual(self.load(BENCH_ONLY="flat", BENCH_DOC="/tmp/flat.md").doc,
+                         Path("/tmp/flat.md"))
+        with self.assertRaises(SystemExit):
+            self.load(BENCH_ONLY="flat", BENCH_DOC=str(config.DOC))
+        with self.assertRaises(SystemExit, msg="the same file, spelt relative"):
+            config.doc_path("flat", os.path.relpath(config.DOC))
+        self.assertEqual(config.DOC, config.ROOT / "docs" / "PERFORMANCE.md")
+        self.assertTrue(config.DOC.is_file())
+
+    def test_its_raw_results_keep_results_latest_the_full_runs(self):
+        self.assertEqual(bench.raw_results_names("", "20261201T100000"),
+                         ("results-20261201T100000.json", "results-latest.json"))
+        self.assertEqual(bench.raw_results_names("flat", "20261201T100000"),
+                         ("results-flat-20261201T100000.json", "results-flat-latest.json"))
+
+    def test_throughputs_seconds_do_not_make_a_flat_run_reduced(self):
+        self.assertTrue(config.reduced(self.load(BENCH_SECONDS="2")))
+        self.assertFalse(config.reduced(self.load(BENCH_ONLY="flat", BENCH_SECONDS="2")))
+        self.assertTrue(config.reduced(self.load(BENCH_ONLY="flat", BENCH_LATENCY_ROUNDS="2")))
+        self.assertFalse(config.reduced(self.load()))
+
+    def test_only_the_parts_run_have_an_entry(self):
+        flat = self.load(BENCH_ONLY="flat")
+        self.assertEqual(bench.new_measured(flat), {"seed": {}, "flat": {"deep_rows": 500_000}})
+        self.assertEqual(set(bench.new_measured(self.load())),
+                         {"seed", "throughput", "flat", "memory"})
+
+    def test_the_big_server_runs_the_flat_rounds_only(self):
+        settings = self.load(BENCH_ONLY="flat")
+        server = mock.Mock()
+        measured = bench.new_measured(settings)
+        with mock.patch.object(bench, "start_api", return_value=(server, 2002)), \
+                mock.patch.object(bench, "capture") as capture, \
+                mock.patch.object(bench, "measure_throughput") as throughput, \
+                mock.patch.object(bench, "measure_memory") as memory, \
+                mock.patch.object(bench, "measure_flat_on_big") as flat:
+            captured = bench.measure_big(settings, "big", "big-key", "small", "small-key",
+                                         measured)
+        self.assertIsNone(captured)
+        flat.assert_called_once_with(settings, 2002, "big-key", "small", "small-key",
+                                     measured["flat"])
+        for skipped in (capture, throughput, memory):
+            skipped.assert_not_called()
+        server.stop.assert_called_once()
+
+    def test_a_flat_run_seeds_both_datasets_and_captures_no_plan(self):
+        settings = self.load(BENCH_ONLY="flat")
+
+        def fake_big(_settings, _big, _key, _small, _small_key, measured):
+            measured["flat"]["searches"] = {"common": {"term": "lin"}}
+
+        with mock.patch.object(bench.datasets, "create", side_effect=lambda b, size, _s: size), \
+                mock.patch.object(bench.datasets, "seed", return_value={"rows": 1}) as seed, \
+                mock.patch.object(bench.datasets, "settle", return_value=0.1), \
+                mock.patch.object(bench.datasets, "create_key", return_value="k"), \
+                mock.patch.object(bench.datasets, "count_search_matches", return_value=3), \
+                mock.patch.object(bench.datasets, "drop_all"), \
+                mock.patch.object(bench, "measure_big", fake_big), \
+                mock.patch.object(bench.plans, "capture") as capture, \
+                mock.patch("builtins.print"):
+            measured = bench.bench_backend(settings, "sqlite")
+        self.assertEqual([c.args[1] for c in seed.call_args_list], ["big", "small"])
+        capture.assert_not_called()
+        self.assertEqual(set(measured), {"seed", "flat", "settle_s"})
+        self.assertEqual(measured["flat"]["searches"]["common"]["matches"],
+                         {"small": 3, "big": 3})
+
+    def partial(self):
+        data = results()
+        data["meta"].update(only="flat", parts=["flat"])
+        backend = data["backends"]["sqlite"]
+        for part in ("throughput", "memory", "soak", "plans"):
+            del backend[part]
+        return data
+
+    def test_its_targets_are_the_flat_ones_only(self):
+        rows = targets.evaluate(self.partial())
+        self.assertEqual(len(rows), 5)
+        self.assertTrue(all("p50" in r["target"] for r in rows), rows)
+        self.assertEqual(len(targets.evaluate(results())), 9, "2 throughput, 5 flat, 2 memory")
+
+    def test_its_report_says_what_did_not_run_and_shows_no_figure_of_it(self):
+        with tempfile.TemporaryDirectory() as folder:
+            doc = Path(folder) / "PERFORMANCE-flat.md"
+            report.write(doc, self.partial())
+            text = doc.read_text()
+        self.assertIn("**Partial run** (`BENCH_ONLY=flat`): only the flat-with-size rounds, "
+                      "with the seeding they need. Not run, so not measured: throughput with "
+                      "ceilings A and B, memory and the soak, the query plans;", text)
+        for title in ("### Throughput (32 connections)", "### Memory",
+                      "### Query plans at scale"):
+            self.assertIn(f"{title}\n\n_Not run: a partial run (`BENCH_ONLY=flat`)", text)
+        self.assertIn("Load: latency runs (flat with size) 1 connection, 3 rounds", text)
+        self.assertNotIn("wrk, 32 connections", text)
+        self.assertNotIn("`GET /api/v1/me`", text)
+        self.assertNotIn("peak RSS", text)
+        self.assertNotIn("SCAN orders", text)
+        self.assertIn("| orders changed since T, first page p50: big / small | sqlite |", text)
+        self.assertIn("| orders first page, small table | sqlite | 1.00 |", text)
+
+    def test_every_part_has_a_name_in_the_report(self):
+        self.assertEqual(set(report.PART_NAMES), set(config.PARTS))
+        for parts in config.ONLY.values():
+            self.assertLessEqual(set(parts), set(config.PARTS))
+
+    def test_a_full_report_has_no_partial_warning(self):
+        text = report.generated(results())
+        self.assertNotIn("Partial run", text)
+        self.assertNotIn("_Not run", text)
+        self.assertIn("Load: wrk, 32 connections on 2 threads", text)
+
+
 class FakeResult:
     def __init__(self, p50, failed=0):
         self.p50, self.failed_requests = p50, failed
@@ -261,20 +504,27 @@ class LatencyTest(unittest.TestCase):
         run.assert_called_once_with(mock.ANY, 6, 1, 1)
 
     def test_the_round_puts_small_before_big_in_each_ratio(self):
-        flat = {"searches": {"common": {"term": "lin"}, "rare": {"term": "ref 1"}}}
+        flat = {"searches": {"common": {"term": "lin"}, "rare": {"term": "ref 1"}},
+                "changed_since": {"since": "2026-11-13T10:00:00.000Z"}}
         requests = bench.latency_requests((1001, "small-key"), (2002, "big-key"), flat,
                                           "c+1", 500_000)
         self.assertEqual([r.slot for r in requests], [
             ("orders_small",), ("orders_big",), ("orders_deep",),
+            ("orders_changed_small",), ("orders_changed_big",),
             ("searches", "common", "small"), ("searches", "common", "big"),
             ("searches", "rare", "small"), ("searches", "rare", "big")])
         self.assertEqual([r.load.url.split("/")[2] for r in requests],
                          ["127.0.0.1:1001", "127.0.0.1:2002", "127.0.0.1:2002",
+                          "127.0.0.1:1001", "127.0.0.1:2002",
                           "127.0.0.1:1001", "127.0.0.1:2002", "127.0.0.1:1001",
                           "127.0.0.1:2002"])
         self.assertEqual([r.load.key for r in requests[:2]], ["small-key", "big-key"])
         self.assertTrue(requests[2].load.url.endswith("/orders?limit=20&cursor=c%2B1"))
-        self.assertTrue(requests[6].load.url.endswith("/products?limit=20&q=ref%201"))
+        changed = "/api/v1/orders?limit=20&updatedSince=2026-11-13T10%3A00%3A00.000Z"
+        self.assertEqual([r.load.url for r in requests[3:5]],
+                         [f"http://127.0.0.1:1001{changed}", f"http://127.0.0.1:2002{changed}"])
+        self.assertEqual([r.load.key for r in requests[3:5]], ["small-key", "big-key"])
+        self.assertTrue(requests[8].load.url.endswith("/products?limit=20&q=ref%201"))
         without_cursor = bench.latency_requests((1, "s"), (2, "b"), flat, None, 500_000)
         self.assertNotIn(("orders_deep",), [r.slot for r in without_cursor])
 
@@ -289,20 +539,34 @@ class LatencyTest(unittest.TestCase):
             return {r.slot: {"p50_ms": 1.0} for r in requests}
 
         settings = mock.Mock(latency_rounds=2, latency_s=2, deep_rows=1000)
+        servers = {1001: FakeApiServer("2026-11-20T10:00:00.000Z", changed=95),
+                   2002: FakeApiServer("2026-11-20T10:00:00.000Z", changed=9600)}
         with mock.patch.object(bench, "start_api", return_value=(server, 1001)), \
-                mock.patch.object(bench, "Api"), \
+                mock.patch.object(bench, "Api", lambda port, key: servers[port].client(key)), \
                 mock.patch.object(bench, "pick_search_terms", return_value={"common": "lin"}), \
                 mock.patch.object(latency, "run", fake_run), mock.patch("builtins.print"):
             bench.measure_flat(settings, "small-dataset", "small-key", (2002, "big-key"), None,
                                flat)
         server.stop.assert_called_once()
         self.assertEqual(measured, [("orders_small",), ("orders_big",),
+                                    ("orders_changed_small",), ("orders_changed_big",),
                                     ("searches", "common", "small"),
                                     ("searches", "common", "big")])
+        page = {"rows": 20, "has_more": True}
         self.assertEqual(flat, {"deep_rows": 1000, "orders_small": {"p50_ms": 1.0},
                                 "orders_big": {"p50_ms": 1.0}, "orders_deep": None,
+                                "orders_changed_small": {"p50_ms": 1.0},
+                                "orders_changed_big": {"p50_ms": 1.0},
+                                "changed_since": {"since": "2026-11-13T10:00:00.000Z", "days": 7,
+                                                  "first_page": {"small": page, "big": page}},
                                 "searches": {"common": {"term": "lin", "small": {"p50_ms": 1.0},
                                                         "big": {"p50_ms": 1.0}}}})
+        self.assertEqual(servers[1001].keys, {"small-key"})
+        self.assertEqual(servers[2002].keys, {"big-key"})
+        self.assertEqual(servers[2002].paths, [
+            "/api/v1/orders?limit=20&updatedSince=2026-11-13T10%3A00%3A00.000Z"],
+            "T comes from the small dataset; the big one is asked for its first page only")
+        self.assertTrue(all(c.closed for s in servers.values() for c in s.clients))
 
     def test_sides_are_placed_where_targets_and_report_read_them(self):
         flat = {"searches": {"common": {"term": "lin"}}}

@@ -1,10 +1,12 @@
 """Plain HTTP calls to the API (keep-alive http.client): readiness, bodies to capture, the
-tracked variants to adjust, and the cursor of a page deep in the orders."""
+tracked variants to adjust, the cursor of a page deep in the orders, and the instant of the
+"orders changed since" page."""
 
 import http.client
 import json
 import time
 import urllib.parse
+from datetime import datetime, timedelta, timezone
 
 from .processes import Failure
 
@@ -116,3 +118,34 @@ def deep_orders_cursor(api, rows, timeout_s):
         if not cursor or time.monotonic() - started > timeout_s:
             return None, time.monotonic() - started
     return cursor, time.monotonic() - started
+
+
+def instant_before(timestamp, days):
+    """The API's instant `timestamp` (RFC 3339, as in `createdAt`: 2026-11-20T10:00:00.000Z)
+    minus `days` days, written as the API writes its instants (UTC, milliseconds, `Z`) so
+    that `updatedSince` takes it as it is."""
+    try:
+        moment = datetime.fromisoformat(timestamp.replace("Z", "+00:00"))
+    except (AttributeError, TypeError, ValueError):
+        raise Failure(f"{timestamp!r} is not an RFC 3339 instant")
+    if moment.tzinfo is None:
+        raise Failure(f"{timestamp!r} has no offset: not an instant")
+    moment = (moment - timedelta(days=days)).astimezone(timezone.utc)
+    return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"
+
+
+def newest_order_created_at(api):
+    """The newest order's `createdAt`: the first order of the list without `updatedSince`
+    (newest first). The seed puts every dataset's orders over the years before one fixed
+    instant, so this is where the data ends."""
+    orders = api.get_json(f"{API}/orders?limit=1")["data"]
+    if not orders:
+        raise Failure("the shop has no order to take the end of the data from")
+    return orders[0]["createdAt"]
+
+
+def first_page_extent(api, path):
+    """How full the first page of a list is, without paging the rest: its rows and
+    `pageInfo.hasMore` (whether more rows matched than the page holds)."""
+    page = api.get_json(path)
+    return {"rows": len(page["data"]), "has_more": page["pageInfo"]["hasMore"]}

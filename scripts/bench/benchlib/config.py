@@ -8,6 +8,18 @@ ROOT = Path(__file__).resolve().parents[3]
 OUT_DIR = ROOT / "target" / "bench"
 SQL_DIR = ROOT / "scripts" / "bench" / "sql"
 LUA_SCRIPT = ROOT / "scripts" / "bench" / "wrk" / "load.lua"
+# The hand-written document whose generated section holds the last full run.
+DOC = ROOT / "docs" / "PERFORMANCE.md"
+
+# The parts of a run after the seeding (which every part needs): throughput with its ceilings,
+# the flat-with-size rounds (the deep cursor's walk included), memory with the soak, the
+# query plans.
+PARTS = ("throughput", "flat", "memory", "plans")
+# BENCH_ONLY=<name> -> the parts it keeps: a few minutes on what one change is meant to
+# move, instead of the 40 of a full run. Memory and the query plans need throughput (the
+# variants the soak adjusts, the shop id it captures), the plans flat too (the common search
+# term): a set with them keeps those.
+ONLY = {"flat": ("flat",)}
 
 # What the issue asks for; BENCH_* variables override any of them.
 FULL = {
@@ -77,6 +89,15 @@ class Settings:
     seed_timeout_s: int
     deep_walk_timeout_s: int
     quick: bool
+    only: str = ""  # BENCH_ONLY: "" for the full run, else a key of ONLY
+
+    @property
+    def parts(self):
+        """The parts of PARTS this run measures, in PARTS order."""
+        return ONLY[self.only] if self.only else PARTS
+
+    def runs(self, part):
+        return part in self.parts
 
     def to_json(self):
         data = asdict(self)
@@ -91,6 +112,42 @@ def redact_password(url):
     if at and ":" in credentials:
         credentials = credentials.split(":", 1)[0] + ":***"
     return f"{scheme}{sep}{credentials}{at}{host}"
+
+
+def only_from(raw):
+    """BENCH_ONLY's value: "" (everything) or a key of ONLY; anything else stops the run
+    before it builds or seeds anything."""
+    only = (raw or "").strip().lower()
+    if only and only not in ONLY:
+        raise SystemExit(f"BENCH_ONLY={raw!r}: expected one of {', '.join(ONLY)} (or unset)")
+    return only
+
+
+def doc_path(only, raw_doc):
+    """Where the report goes. A full run: BENCH_DOC, else docs/PERFORMANCE.md. A partial run
+    (BENCH_ONLY): BENCH_DOC, else target/bench/PERFORMANCE-<only>.md; never
+    docs/PERFORMANCE.md, whose generated section must keep the last full run's figures
+    rather than a report where most of them are absent. Refused here, at the start, not
+    after the run."""
+    if not only:
+        return Path(raw_doc) if raw_doc else DOC
+    if not raw_doc:
+        return OUT_DIR / f"PERFORMANCE-{only}.md"
+    path = Path(raw_doc)
+    if path.resolve() == DOC.resolve():
+        raise SystemExit(f"BENCH_ONLY={only} writes a partial report: BENCH_DOC must not be "
+                         f"{DOC.relative_to(ROOT)}, which keeps the last full run")
+    return path
+
+
+def reduced(settings):
+    """Whether the run measured less than the issue asks for (the report then says its
+    figures prove the harness, not the service). BENCH_SECONDS counts only when throughput
+    ran: a flat-only run does not use it."""
+    return (settings.quick or settings.big.orders < FULL["BENCH_BIG_ORDERS"]
+            or (settings.runs("throughput") and settings.duration_s < FULL["BENCH_SECONDS"])
+            or settings.latency_s < FULL["BENCH_LATENCY_SECONDS"]
+            or settings.latency_rounds < FULL["BENCH_LATENCY_ROUNDS"])
 
 
 def load(quick=False):
@@ -131,6 +188,7 @@ def load(quick=False):
     # A reduced run cannot page deeper than its table.
     deep_rows = min(number("BENCH_DEEP_ROWS"), max(big.orders // 2, 1))
     release = ROOT / "target" / "release"
+    only = only_from(os.environ.get("BENCH_ONLY"))
     return Settings(
         backends=backends,
         big=big,
@@ -155,8 +213,9 @@ def load(quick=False):
         ceiling_sqlite=Path(os.environ.get("BENCH_CEILING_SQLITE", release / "ceiling-sqlite")),
         skip_build=flag("BENCH_SKIP_BUILD"),
         keep_data=flag("BENCH_KEEP_DATA"),
-        doc=Path(os.environ.get("BENCH_DOC", ROOT / "docs" / "PERFORMANCE.md")),
+        doc=doc_path(only, os.environ.get("BENCH_DOC", "").strip()),
         seed_timeout_s=number("BENCH_SEED_TIMEOUT_SECONDS", 3600),
         deep_walk_timeout_s=number("BENCH_DEEP_WALK_TIMEOUT_SECONDS", 900),
         quick=quick,
+        only=only,
     )

@@ -3,7 +3,7 @@ hand-written text around the markers is kept."""
 
 from pathlib import Path
 
-from . import latency, targets
+from . import config, latency, targets
 
 BEGIN = "<!-- bench:begin -->"
 END = "<!-- bench:end -->"
@@ -21,6 +21,36 @@ request at the same concurrency: `scripts/bench/sql/postgres/`). Reproduce with 
 """
 
 YES = {True: "yes", False: "**no**", None: "n/a"}
+# What each part of a run (config.PARTS) covers, as a partial run's report names what it
+# left out.
+PART_NAMES = {
+    "throughput": "throughput with ceilings A and B",
+    "flat": "the flat-with-size rounds",
+    "memory": "memory and the soak",
+    "plans": "the query plans",
+}
+
+
+def parts_run(results):
+    """The parts the run measured; results from before BENCH_ONLY were full runs."""
+    return tuple(results["meta"].get("parts") or config.PARTS)
+
+
+def _partial(results):
+    """The warning a partial run's report opens with, or "" for a full run: what ran, what
+    did not, and that the missing figures are absent rather than zero or failed."""
+    ran = parts_run(results)
+    skipped = [PART_NAMES[p] for p in config.PARTS if p not in ran]
+    if not skipped:
+        return ""
+    only = results["meta"].get("only")
+    knob = f" (`BENCH_ONLY={only}`)" if only else ""
+    return (
+        f"**Partial run**{knob}: only {' and '.join(PART_NAMES[p] for p in ran)}, with the "
+        f"seeding they need. Not run, so not measured: {', '.join(skipped)}; their tables and "
+        "targets are absent below, neither met nor missed. The last full run's figures are in "
+        "docs/PERFORMANCE.md."
+    )
 
 
 def _ms(value):
@@ -57,11 +87,17 @@ def _machine(results):
         "the harness, not the service."
         if meta["reduced"] else ""
     )
+    partial = _partial(results)
+    throughput = (
+        f"wrk, {s['connections']} connections on {s['wrk_threads']} threads, "
+        f"{s['warmup_s']} s warm-up then {s['duration_s']} s measured per run; "
+        if "throughput" in parts_run(results) else ""
+    )
     return (
-        f"Run of {meta['date']} on {m['cpu']}, {m['cores']} cores, {m['ram_gib']} GiB RAM, "
+        (f"{partial}\n\n" if partial else "")
+        + f"Run of {meta['date']} on {m['cpu']}, {m['cores']} cores, {m['ram_gib']} GiB RAM, "
         f"Linux {m['kernel']} ({m['os']}). Versions: {versions}.\n\n"
-        f"Load: wrk, {s['connections']} connections on {s['wrk_threads']} threads, "
-        f"{s['warmup_s']} s warm-up then {s['duration_s']} s measured per run; latency runs "
+        f"Load: {throughput}latency runs "
         f"(flat with size) 1 connection, {_latency_rounds(s)}. Server: `shop-api serve` "
         f"(release), {s['workers']} workers, rate limits raised out of the way. Load generator, "
         f"server and database share the same {m['cores']} cores; the machine's load average "
@@ -121,7 +157,11 @@ def _flat(results):
         runs = [("orders first page, small table", flat.get("orders_small")),
                 ("orders first page, big table", flat.get("orders_big")),
                 (f"orders page {flat['deep_rows']:,} rows deep, big table",
-                 flat.get("orders_deep"))]
+                 flat.get("orders_deep")),
+                ("orders changed since T, first page, small table",
+                 flat.get("orders_changed_small")),
+                ("orders changed since T, first page, big table",
+                 flat.get("orders_changed_big"))]
         for kind, search in flat["searches"].items():
             runs += [(f"products q={search['term']!r} ({kind}), small table", search.get("small")),
                      (f"products q={search['term']!r} ({kind}), big table", search.get("big"))]
@@ -139,9 +179,28 @@ def _flat(results):
                 if flat.get("orders_deep") else
                 f"was **not** reached by paging the API within {flat['deep_walk_s']:.0f} s")
         notes.append(f"- {backend}: the cursor {flat['deep_rows']:,} orders deep {walk}.")
+        if flat.get("changed_since"):
+            notes.append(f"- {backend}: {_changed_note(flat['changed_since'])}")
     return _table(["request (1 connection)", "backend", "p50 ms", "p50 per round", "p99 ms",
                    "req/s"], rows) + \
         "\n\n" + "\n".join(notes)
+
+
+def _page_extent(extent):
+    """"20 orders (more matched: `hasMore`)" / "12 orders (all that matched)"."""
+    rows = extent["rows"]
+    more = "more matched: `hasMore`" if extent["has_more"] else "all that matched"
+    return f"{rows} order{'' if rows == 1 else 's'} ({more})"
+
+
+def _changed_note(changed):
+    """What T of "orders changed since T" was, and how full its first page was each side
+    (`pageInfo.hasMore`: the pages were not walked to count every match)."""
+    pages = changed["first_page"]
+    return (f"T = `{changed['since']}`, the small table's newest order's `createdAt` minus "
+            f"{changed['days']} days; the first page of `updatedSince=T` (limit 20) held "
+            f"{_page_extent(pages['small'])} on the small table and "
+            f"{_page_extent(pages['big'])} on the big one.")
 
 
 def _memory(results):
@@ -185,31 +244,47 @@ def _plans(results):
     return "\n\n".join(parts)
 
 
+def _section(results, part, title, body):
+    """A section of the report: `body()` when `part` was measured, else a line saying that
+    it was not (a partial run), so that no absent figure reads as measured."""
+    if part in parts_run(results):
+        return f"{title}\n\n{body()}"
+    only = results["meta"].get("only")
+    return f"{title}\n\n_Not run: a partial run (`BENCH_ONLY={only}`), see above._"
+
+
+THROUGHPUT_NOTE = (
+    "The adjustments run without `Idempotency-Key`, each wrk thread cycling through "
+    "its own share of tracked variants, so the requests in flight never share a variant. "
+    "The reads by id (`{id}`) ask for the first product or order of the captured first "
+    "page. CPU µs/req: the CPU "
+    "time (user + system, `/proc/<pid>/stat`) spent over the API's measured run divided "
+    "by its requests, by the server process (\"API\", SQLite's work included) and by "
+    "the PostgreSQL backends connected to the dataset's database (the API's pool); "
+    "the load generator shares the machine and is not counted."
+)
+
+
 def generated(results):
+    connections = results["meta"]["settings"]["connections"]
     return "\n\n".join([
         "_Generated by `scripts/bench/bench.py`; edit outside the markers only._",
         _machine(results),
         "### Targets\n\n" + _targets(results)
         + "\n\nFlat with size: the median of the per-round ratios, each round measuring the two "
           "sides one right after the other (\"rounds\": each round's ratio, in order); in "
-          "brackets too, each side's median p50 over its rounds.",
-        f"### Throughput ({results['meta']['settings']['connections']} connections)\n\n"
-        + _throughput(results)
-        + "\n\nThe adjustments run without `Idempotency-Key`, each wrk thread cycling through "
-          "its own share of tracked variants, so the requests in flight never share a variant. "
-          "The reads by id (`{id}`) ask for the first product or order of the captured first "
-          "page. CPU µs/req: the CPU "
-          "time (user + system, `/proc/<pid>/stat`) spent over the API's measured run divided "
-          "by its requests, by the server process (\"API\", SQLite's work included) and by "
-          "the PostgreSQL backends connected to the dataset's database (the API's pool); "
-          "the load generator shares the machine and is not counted.",
-        "### Flat with size (p50, 1 connection)\n\n"
-        + "Each figure is the median of the request's rounds (p50, p99 and req/s each taken on "
-          "its own); \"p50 per round\": its lowest and highest round's p50.\n\n"
-        + _flat(results),
-        "### Memory\n\n" + _memory(results),
+          "brackets too, each side's median p50 over its rounds. T, of the orders changed "
+          "since T: one instant for both tables, a week before the end of the data (its value "
+          "under \"Flat with size\").",
+        _section(results, "throughput", f"### Throughput ({connections} connections)",
+                 lambda: _throughput(results) + "\n\n" + THROUGHPUT_NOTE),
+        _section(results, "flat", "### Flat with size (p50, 1 connection)",
+                 lambda: "Each figure is the median of the request's rounds (p50, p99 and req/s "
+                         "each taken on its own); \"p50 per round\": its lowest and highest "
+                         "round's p50.\n\n" + _flat(results)),
+        _section(results, "memory", "### Memory", lambda: _memory(results)),
         "### Data\n\n" + _seeding(results),
-        "### Query plans at scale\n\n" + _plans(results),
+        _section(results, "plans", "### Query plans at scale", lambda: _plans(results)),
     ])
 
 
