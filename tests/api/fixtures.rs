@@ -151,3 +151,61 @@ pub fn stock() -> Value {
          "variants": [variant("v_free", "25 €", 0, true, 0)]}
     ]})
 }
+
+/// A list's `pageInfo` without its `syncedAt` (the server's clock, checked on its own), which
+/// must be an RFC 3339 instant in UTC with milliseconds.
+pub fn without_synced_at(page_info: &Value) -> Value {
+    let mut page_info = page_info.clone();
+    let synced_at = page_info
+        .as_object_mut()
+        .and_then(|info| info.remove("syncedAt"))
+        .unwrap_or_else(|| panic!("no syncedAt in {page_info}"));
+    let text = synced_at.as_str().unwrap();
+    assert!(
+        time::OffsetDateTime::parse(text, &time::format_description::well_known::Rfc3339).is_ok()
+            && text.ends_with('Z')
+            && text.len() == "2026-11-21T09:30:00.000Z".len(),
+        "syncedAt {text}"
+    );
+    page_info
+}
+
+/// A response body with the value of its `syncedAt` (the server's clock, so different in any
+/// two responses) blanked, byte for byte: what two list responses must share.
+pub fn with_synced_at_blanked(body: &str) -> String {
+    const KEY: &str = "\"syncedAt\":\"";
+    let Some(start) = body.find(KEY).map(|at| at + KEY.len()) else {
+        return body.to_owned();
+    };
+    let end = body[start..]
+        .find('"')
+        .map_or(body.len(), |len| start + len);
+    format!(
+        "{}{}{}",
+        &body[..start],
+        "#".repeat(end - start),
+        &body[end..]
+    )
+}
+
+/// What exact-field tests write for a time the import stamped: the import's own time, not the
+/// file's (a file's `updatedAt` is checked, never stored).
+pub const IMPORT_TIME: &str = "<the import's time>";
+
+/// `body` with the instant at JSON `pointer` replaced by [`IMPORT_TIME`], after checking that
+/// it is an instant of the last ten minutes (the test's import).
+pub fn stamped_by_the_import(mut body: Value, pointer: &str) -> Value {
+    let slot = body
+        .pointer_mut(pointer)
+        .unwrap_or_else(|| panic!("no {pointer}"));
+    let text = slot.as_str().unwrap_or_else(|| panic!("{pointer}: {slot}"));
+    let at = time::OffsetDateTime::parse(text, &time::format_description::well_known::Rfc3339)
+        .unwrap_or_else(|e| panic!("{pointer}: {text}: {e}"));
+    let age = time::OffsetDateTime::now_utc() - at;
+    assert!(
+        age >= time::Duration::ZERO && age < time::Duration::minutes(10),
+        "{pointer}: {text} is not the import's time"
+    );
+    *slot = Value::String(IMPORT_TIME.to_owned());
+    body
+}

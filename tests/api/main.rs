@@ -26,3 +26,4 @@ mod stock_adjustments;
 mod stock_bounds;
 mod stock_concurrency;
 mod stock_list;
+mod sync;

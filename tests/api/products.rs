@@ -1,6 +1,9 @@
 use serde_json::{Value, json};
 
-use crate::fixtures::{bare_product, full_product, products};
+use crate::fixtures::{
+    IMPORT_TIME, bare_product, full_product, products, stamped_by_the_import,
+    with_synced_at_blanked, without_synced_at,
+};
 use crate::support::{TestApp, on_both_databases};
 
 on_both_databases!(
@@ -60,11 +63,14 @@ async fn product_fields_have_their_exact_names_and_types(app: TestApp) {
              "isDefault": false, "active": false, "order": 1}
         ],
         "createdAt": "2026-01-05T10:00:00.000Z",
-        "updatedAt": "2026-02-01T08:30:15.250Z"
+        "updatedAt": IMPORT_TIME
     });
     // Equality of JSON values checks names, types (4500 is not "4500" nor 4500.0) and that
     // there is no extra key.
-    assert_eq!(reply.json(), json!({"data": expected}));
+    assert_eq!(
+        stamped_by_the_import(reply.json(), "/data/updatedAt"),
+        json!({"data": expected})
+    );
 
     let list = app.get("/api/v1/products", &key).await.json();
     let listed = &list["data"][0];
@@ -75,7 +81,7 @@ async fn product_fields_have_their_exact_names_and_types(app: TestApp) {
     );
     assert_eq!(listed["stockQuantity"], 10, "but their stock still counts");
     assert_eq!(
-        list["pageInfo"],
+        without_synced_at(&list["pageInfo"]),
         json!({"hasMore": false, "nextCursor": null, "limit": 20})
     );
 }
@@ -224,16 +230,35 @@ async fn active_filter_and_variant_visibility(app: TestApp) {
 }
 
 async fn updated_since_is_inclusive(app: TestApp) {
-    let mut early = bare_product("p_early", "Early");
-    early["updatedAt"] = json!("2026-03-01T00:00:00.000Z");
-    let mut late = bare_product("p_late", "Late");
-    late["updatedAt"] = json!("2026-03-02T00:00:00.500Z");
-    let key = seeded(&app, products(vec![early, late])).await;
+    use time::format_description::well_known::Rfc3339;
+    use time::{Duration, OffsetDateTime, UtcOffset};
+
+    // Each import stamps what it writes with its own time: two imports, two instants.
+    let key = seeded(&app, products(vec![bare_product("p_early", "Early")])).await;
+    tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+    app.import("atelier", &products(vec![bare_product("p_late", "Late")]))
+        .await;
+    let updated_at = async |id: &str| {
+        let reply = app.get(&format!("/api/v1/products/{id}"), &key).await;
+        let text = reply.json()["data"]["updatedAt"]
+            .as_str()
+            .unwrap()
+            .to_owned();
+        OffsetDateTime::parse(&text, &Rfc3339).unwrap()
+    };
+    let (early, late) = (updated_at("p_early").await, updated_at("p_late").await);
+    assert!(early < late);
+    let utc = |at: OffsetDateTime| at.format(&Rfc3339).unwrap();
+    let plus_one_hour = late
+        .to_offset(UtcOffset::from_hms(1, 0, 0).unwrap())
+        .format(&Rfc3339)
+        .unwrap()
+        .replace('+', "%2B");
     let cases = [
-        ("2026-03-01T00:00:00Z", vec!["p_early", "p_late"]),
-        ("2026-03-01T00:00:00.001Z", vec!["p_late"]),
-        ("2026-03-02T01:00:00.500%2B01:00", vec!["p_late"]), // the same instant with an offset
-        ("2026-03-02T00:00:00.501Z", vec![]),
+        (utc(early), vec!["p_early", "p_late"]),
+        (utc(early + Duration::milliseconds(1)), vec!["p_late"]),
+        (plus_one_hour, vec!["p_late"]), // the same instant with an offset
+        (utc(late + Duration::milliseconds(1)), vec![]),
     ];
     for (since, expected) in cases {
         let reply = app
@@ -247,13 +272,12 @@ async fn updated_since_is_inclusive(app: TestApp) {
 async fn reimporting_the_same_file_changes_nothing(app: TestApp) {
     let data = products(vec![bare_product("p_one", "One"), full_product("p_two")]);
     let key = seeded(&app, data.clone()).await;
-    let before = app.get("/api/v1/products?active=all", &key).await.text;
+    let listed =
+        async || with_synced_at_blanked(&app.get("/api/v1/products?active=all", &key).await.text);
+    let before = listed().await;
     tokio::time::sleep(std::time::Duration::from_millis(20)).await;
     app.import("atelier", &data).await;
-    assert_eq!(
-        app.get("/api/v1/products?active=all", &key).await.text,
-        before
-    );
+    assert_eq!(listed().await, before);
 
     let mut changed = bare_product("p_one", "One, renamed");
     changed["createdAt"] = Value::Null;

@@ -160,9 +160,9 @@ impl Services {
                     .noting_use(key_usage)
                     .limiting_failures(failures),
             ),
-            catalogue: Arc::new(ProductCatalogue::new(store.clone())),
-            orders: Arc::new(OrderHistory::new(store.clone())),
-            clients: Arc::new(ClientDirectory::new(store.clone())),
+            catalogue: Arc::new(ProductCatalogue::new(store.clone(), clock.clone())),
+            orders: Arc::new(OrderHistory::new(store.clone(), clock.clone())),
+            clients: Arc::new(ClientDirectory::new(store.clone(), clock.clone())),
             loyalty: Arc::new(LoyaltyOverview::new(store.clone(), store.clone())),
             stock: Arc::new(StockKeeper::new(store.clone(), ids.clone(), clock.clone())),
             rate_limiter: Arc::new(RateLimiter::new(

@@ -53,7 +53,7 @@ async fn apply<T: DeserializeOwned>(
 ) -> Result<(usize, Option<Checkpoint>), ApiError> {
     let mut changed = 0;
     while let Some(items) = run.next_page().await? {
-        // A real mirror upserts each item here, by id, unless its copy has a newer updatedAt.
+        // A real mirror upserts each item here, by id, in the order received.
         changed += items.len();
     }
     Ok((changed, run.checkpoint()))

@@ -60,7 +60,7 @@ impl FromStr for Checkpoint {
 /// then store [`SyncRun::checkpoint`] and pass it to the next run. The checkpoint is the
 /// first page's `syncedAt`: the server's read time minus an overlap of a minute, so a change
 /// committed late is never missed, and an item may be seen twice (across runs, and within
-/// one run when it changes while you page): upsert by id and keep the newer `updatedAt`.
+/// one run when it changes while you page): upsert by id, in the order received.
 ///
 /// A failed page (after the client's own retries on 429, 503 and lost connections) leaves
 /// the run where it was: calling `next_page` again asks for the same page.
@@ -73,7 +73,7 @@ impl FromStr for Checkpoint {
 /// let mut run = client.sync_orders(OrderQuery::default(), since);
 /// while let Some(orders) = run.next_page().await? {
 ///     for order in orders {
-///         // upsert `order` by id, unless the copy has a newer `updated_at`
+///         // upsert `order` by id: a later page read a later state
 ///     }
 /// }
 /// if let Some(next) = run.checkpoint() {

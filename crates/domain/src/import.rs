@@ -11,10 +11,13 @@ use crate::client::{Client, ClientConfidential};
 use crate::loyalty::{LotteryTicket, LoyaltyTier, Spin};
 use crate::order::{Order, OrderConfidential};
 
-/// Timestamps as given in the file; absent ones default (created: kept or now, updated: now).
+/// Timestamps as given in the file (see [`resolve_stamps`]).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct GivenStamps {
+    /// Kept when given; absent: the stored one, or now.
     pub created_at: Option<Timestamp>,
+    /// Read and checked like any field, never stored: a written row's `updatedAt` is the
+    /// time of the write.
     pub updated_at: Option<Timestamp>,
 }
 
@@ -169,27 +172,28 @@ pub struct Stamps {
 }
 
 /// The one rule for timestamps of an upsert: `None` (leave the row alone) when the content is
-/// the same and the file's timestamps, where given, equal the stored ones; otherwise the given
-/// ones, defaulting to the stored `created_at` (or now) and to now for `updated_at`.
+/// the same and the file's `createdAt`, where given, equals the stored one; otherwise the given
+/// `createdAt` (defaulting to the stored one, or now) and `updatedAt` = now. A given
+/// `updatedAt` never wins: a change stamped with an older time would be invisible to every
+/// `updatedSince` sync already past it (crate::sync).
 pub fn resolve_stamps(
     stored: Option<Stamps>,
     given: GivenStamps,
     same_content: bool,
     now: Timestamp,
 ) -> Option<Stamps> {
-    if let Some(stored) = stored {
-        let stamps_match = given.created_at.is_none_or(|at| at == stored.created_at)
-            && given.updated_at.is_none_or(|at| at == stored.updated_at);
-        if same_content && stamps_match {
-            return None;
-        }
+    if let Some(stored) = stored
+        && same_content
+        && given.created_at.is_none_or(|at| at == stored.created_at)
+    {
+        return None;
     }
     Some(Stamps {
         created_at: given
             .created_at
             .or(stored.map(|s| s.created_at))
             .unwrap_or(now),
-        updated_at: given.updated_at.unwrap_or(now),
+        updated_at: now,
     })
 }
 
@@ -439,9 +443,9 @@ mod tests {
     }
 
     #[test]
-    fn given_timestamps_win_and_a_different_one_is_a_change() {
+    fn a_given_created_at_wins_but_updated_at_is_the_time_of_the_write() {
         let given = GivenStamps {
-            created_at: Some(Timestamp::from_millis(1_000)),
+            created_at: Some(Timestamp::from_millis(500)),
             updated_at: Some(Timestamp::from_millis(3_000)),
         };
         let decision = decide_product_import(
@@ -455,7 +459,25 @@ mod tests {
         let ProductImportDecision::Write(written) = decision else {
             panic!("expected a write")
         };
-        assert_eq!(written.updated_at, Timestamp::from_millis(3_000));
+        assert_eq!(written.created_at, Timestamp::from_millis(500));
+        assert_eq!(written.updated_at, NOW);
+    }
+
+    #[test]
+    fn a_given_updated_at_alone_changes_nothing() {
+        let given = GivenStamps {
+            created_at: None,
+            updated_at: Some(Timestamp::from_millis(3_000)),
+        };
+        let decision = decide_product_import(
+            Some(&stored()),
+            ImportedProduct {
+                product: stored(),
+                stamps: given,
+            },
+            NOW,
+        );
+        assert_eq!(decision, ImportDecision::Unchanged);
     }
 
     #[test]

@@ -25,6 +25,7 @@ pub mod rate_limit;
 pub mod scope;
 pub mod shop;
 pub mod stock;
+pub mod sync;
 pub mod tax_rate;
 pub mod text;
 pub mod timestamp;

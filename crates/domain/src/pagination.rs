@@ -11,6 +11,8 @@ use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use sha2::{Digest, Sha256};
 
+use crate::Timestamp;
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct PageLimit(u8);
 
@@ -57,6 +59,10 @@ pub enum CursorKind {
     Clients,
     /// The console's activity page (stock movements and tracking switches).
     Activity,
+    /// Orders, clients and stock walked since a time (`updatedSince`, [`crate::sync`]).
+    OrdersChanged,
+    ClientsChanged,
+    StockChanged,
 }
 
 impl CursorKind {
@@ -67,6 +73,9 @@ impl CursorKind {
             CursorKind::Stock => "s",
             CursorKind::Clients => "c",
             CursorKind::Activity => "a",
+            CursorKind::OrdersChanged => "oc",
+            CursorKind::ClientsChanged => "cc",
+            CursorKind::StockChanged => "sc",
         }
     }
 }
@@ -139,6 +148,8 @@ pub struct Page<T> {
     pub has_more: bool,
     pub next_cursor: Option<String>,
     pub limit: PageLimit,
+    /// The checkpoint of an API list page ([`crate::sync::checkpoint`]); `None` elsewhere.
+    pub synced_at: Option<Timestamp>,
 }
 
 impl<T> Page<T> {
@@ -161,6 +172,15 @@ impl<T> Page<T> {
             has_more,
             next_cursor,
             limit,
+            synced_at: None,
+        }
+    }
+
+    /// The page of an API list whose read started at `read_started`, with its checkpoint.
+    pub fn read_at(self, read_started: Timestamp) -> Self {
+        Self {
+            synced_at: Some(crate::sync::checkpoint(read_started)),
+            ..self
         }
     }
 
@@ -170,6 +190,7 @@ impl<T> Page<T> {
             has_more: self.has_more,
             next_cursor: self.next_cursor,
             limit: self.limit,
+            synced_at: self.synced_at,
         }
     }
 }

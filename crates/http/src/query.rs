@@ -13,6 +13,8 @@
 
 use std::fmt::Display;
 
+use shop_domain::pagination::CursorKind;
+use shop_domain::sync::{ChangedSince, changed_cursor_position, parse_updated_since};
 use shop_domain::text::refuse_nul;
 
 use crate::error::{ApiError, FieldIssue};
@@ -84,6 +86,25 @@ impl QueryParams {
                 None
             }
         }
+    }
+
+    /// Whether the parameter was given, valid or not.
+    pub fn has(&self, name: &str) -> bool {
+        self.values.iter().any(|(given, _)| *given == name)
+    }
+
+    /// `updatedSince` of a list that can be walked by changes (`shop_domain::sync`), and its
+    /// `cursor`, which is then one of that walk (of cursor kind `kind`).
+    pub fn changed_walk<Id>(
+        &mut self,
+        kind: CursorKind,
+        parse_id: impl Fn(&str) -> Option<Id>,
+    ) -> Option<ChangedSince<Id>> {
+        let since = self.get("updatedSince", parse_updated_since)?;
+        let after = self.get("cursor", |text| {
+            changed_cursor_position(text, kind, &parse_id)
+        });
+        Some(ChangedSince { since, after })
     }
 
     /// Records a problem found across parameters (such as a range whose bounds are reversed)

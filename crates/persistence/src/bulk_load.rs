@@ -20,8 +20,8 @@ use shop_ports::port::{BulkBatch, BulkLoader};
 use crate::database::{Database, SqliteConn, in_transaction, with_conn};
 use crate::error::DbError;
 use crate::rows::{
-    BrandRow, CategoryRow, NewClientRow, OrderItemRow, OrderRow, ProductRow, SpinRow, TicketRow,
-    TierRow, VariantRow,
+    BrandRow, CategoryRow, NewClientRow, NewVariantRow, OrderItemRow, OrderRow, ProductRow,
+    SpinRow, TicketRow, TierRow, VariantRow,
 };
 use crate::schema::{
     brands, categories, clients, lottery_tickets, loyalty_tiers, order_items, orders, products,
@@ -40,7 +40,7 @@ mod columns {
     pub const CATEGORY: usize = 3;
     pub const BRAND: usize = 3;
     pub const PRODUCT: usize = 20;
-    pub const VARIANT: usize = 15;
+    pub const VARIANT: usize = 16;
     pub const CLIENT: usize = 24;
     pub const ORDER: usize = 15;
     pub const ORDER_ITEM: usize = 12;
@@ -54,7 +54,7 @@ struct BatchRows {
     categories: Vec<CategoryRow>,
     brands: Vec<BrandRow>,
     products: Vec<ProductRow>,
-    variants: Vec<VariantRow>,
+    variants: Vec<NewVariantRow>,
     clients: Vec<NewClientRow>,
     orders: Vec<OrderRow>,
     order_items: Vec<OrderItemRow>,
@@ -98,10 +98,10 @@ impl BatchRows {
                 .products
                 .iter()
                 .flat_map(|product| {
-                    product
-                        .variants
-                        .iter()
-                        .map(move |variant| VariantRow::from_domain(shop, product, variant))
+                    product.variants.iter().map(move |variant| NewVariantRow {
+                        row: VariantRow::from_domain(shop, product, variant),
+                        stock_updated_at_ms: product.updated_at.millis(),
+                    })
                 })
                 .collect(),
             clients: batch

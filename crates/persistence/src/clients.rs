@@ -1,4 +1,5 @@
-//! Reading clients: the list page (by ascending id, optionally searched) and one client.
+//! Reading clients: the list page (by ascending id, or changed since a time by `updatedAt`;
+//! optionally searched) and one client.
 //!
 //! Only [`ClientRow`]'s columns are selected: the private note and the legacy link never leave
 //! the database on this path.
@@ -45,8 +46,25 @@ impl_for_each_backend! {
                 .into_boxed();
             match selection {
                 ClientSelection::Page(page) => {
-                    if let Some(after) = &page.after {
-                        query = query.filter(clients::id.gt(after.as_str()));
+                    match &page.changed {
+                        None => {
+                            if let Some(after) = &page.after {
+                                query = query.filter(clients::id.gt(after.as_str()));
+                            }
+                        }
+                        // `updatedSince`: the walk is (shop_id, updated_at_ms, id), in order.
+                        Some(changed) => {
+                            query = query
+                                .filter(clients::updated_at_ms.ge(changed.since.millis()))
+                                .order((clients::updated_at_ms.asc(), clients::id.asc()));
+                            if let Some((at, id)) = &changed.after {
+                                query = query.filter(clients::updated_at_ms.ge(at.millis())).filter(
+                                    clients::updated_at_ms
+                                        .gt(at.millis())
+                                        .or(clients::id.gt(id.as_str())),
+                                );
+                            }
+                        }
                     }
                     if let Some(search) = &page.search {
                         let in_text = clients::search_text

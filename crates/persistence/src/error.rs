@@ -32,6 +32,10 @@ pub(crate) enum DbError {
     /// the check of its range and the update): roll back and decide again.
     #[error("{0}")]
     Overtaken(String),
+    /// The write took longer than the sync contract allows between stamping its rows and
+    /// committing them (`crate::write_span`); rolled back, to be retried.
+    #[error("the write took {0:?}, longer than a write may take to commit")]
+    WriteSpanExceeded(Duration),
 }
 
 impl DbError {
@@ -47,7 +51,9 @@ impl DbError {
 impl From<DbError> for StoreError {
     fn from(error: DbError) -> Self {
         match &error {
-            DbError::PoolTimeout(_) => StoreError::Unavailable(Box::new(error)),
+            DbError::PoolTimeout(_) | DbError::WriteSpanExceeded(_) => {
+                StoreError::Unavailable(Box::new(error))
+            }
             DbError::Pool(pool_error) => match pool_error {
                 PoolError::Timeout(_) | PoolError::Backend(_) | PoolError::Closed => {
                     StoreError::Unavailable(Box::new(error))

@@ -35,6 +35,7 @@ mod selection;
 mod sessions;
 mod shops;
 mod stock;
+mod write_span;
 
 pub use database::{ConnectError, Database, DatabaseUrl, PoolOptions};
 

@@ -1,4 +1,5 @@
-//! Reading orders: the list page and one order. Both go through
+//! Reading orders: the list page (newest first, or changed since a time by `updatedAt`) and
+//! one order. Both go through
 //! [`OrderQueries::load_orders`], which costs one statement whatever the number of orders and
 //! items: the orders with their items by LEFT JOIN, the page's orders chosen by a subquery so
 //! that its `LIMIT` counts orders, not items. One statement rather than two halves the
@@ -62,7 +63,17 @@ macro_rules! orders_with_items {
             .into_boxed();
         match $selection {
             OrderSelection::Page(page) => {
-                query.filter(orders::id.eq_any(<$conn as OrderPageIds>::page_ids(shop, page)))
+                let query =
+                    query.filter(orders::id.eq_any(<$conn as OrderPageIds>::page_ids(shop, page)));
+                if page.changed.is_some() {
+                    query.order((
+                        orders::updated_at_ms.asc(),
+                        orders::id.asc(),
+                        order_items::position.asc(),
+                    ))
+                } else {
+                    query
+                }
             }
             OrderSelection::Ids(ids) => query.filter(one_of(orders::id, ids)),
         }
@@ -122,8 +133,22 @@ impl_for_each_backend! {
             let mut query = orders::table
                 .select(orders::id)
                 .filter(orders::shop_id.eq(shop.as_str()))
-                .order((orders::created_at_ms.desc(), orders::id.desc()))
                 .into_boxed();
+            query = match &page.changed {
+                None => query.order((orders::created_at_ms.desc(), orders::id.desc())),
+                // `updatedSince`: the walk is (shop_id, updated_at_ms, id), in order.
+                Some(changed) => {
+                    query = query.filter(orders::updated_at_ms.ge(changed.since.millis()));
+                    if let Some((at, id)) = &changed.after {
+                        query = query.filter(orders::updated_at_ms.ge(at.millis())).filter(
+                            orders::updated_at_ms
+                                .gt(at.millis())
+                                .or(orders::id.gt(id.as_str())),
+                        );
+                    }
+                    query.order((orders::updated_at_ms.asc(), orders::id.asc()))
+                }
+            };
             if let Some(status) = page.status {
                 query = query.filter(orders::status.eq(status.as_str()));
             }
@@ -142,7 +167,7 @@ impl_for_each_backend! {
             if let Some(to) = page.created_to {
                 query = query.filter(orders::created_at_ms.le(to.millis()));
             }
-            if let Some((at, id)) = &page.before {
+            if let Some((at, id)) = page.before.as_ref().filter(|_| page.changed.is_none()) {
                 // Strictly after the cursor's row in list order. The first bound is implied by
                 // the second, but only it is an index range: PostgreSQL does not turn the OR
                 // into one and would read every row newer than the cursor (500,000 index

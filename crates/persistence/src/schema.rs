@@ -98,6 +98,7 @@ diesel::table! {
         position -> Integer,
         search_text -> Text,
         track_stock -> Bool,
+        stock_updated_at_ms -> BigInt,
     }
 }
 

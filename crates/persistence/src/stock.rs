@@ -28,6 +28,7 @@ use crate::database::{Database, in_transaction, with_conn};
 use crate::error::DbError;
 use crate::rows::{MovementRow, StockEntryRow};
 use crate::schema::{products, stock_movements, variants};
+use crate::write_span::WriteSpan;
 use activity::ActivityQueries;
 use tracking::SwitchFailure;
 
@@ -48,9 +49,30 @@ impl StockRepository for Database {
             let mut page = variants::table
                 .filter(variants::shop_id.eq(shop.as_str()))
                 .select(variants::id)
-                .order(variants::id.asc())
                 .limit(i64::try_from(query.limit.get() + 1).unwrap_or(i64::MAX))
                 .into_boxed();
+            page = match &query.changed {
+                None => {
+                    if let Some(after) = &query.after {
+                        page = page.filter(variants::id.gt(after.as_str()));
+                    }
+                    page.order(variants::id.asc())
+                }
+                // `updatedSince`: the walk is (shop_id, stock_updated_at_ms, id), in order.
+                Some(changed) => {
+                    page = page.filter(variants::stock_updated_at_ms.ge(changed.since.millis()));
+                    if let Some((at, id)) = &changed.after {
+                        page = page
+                            .filter(variants::stock_updated_at_ms.ge(at.millis()))
+                            .filter(
+                                variants::stock_updated_at_ms
+                                    .gt(at.millis())
+                                    .or(variants::id.gt(id.as_str())),
+                            );
+                    }
+                    page.order((variants::stock_updated_at_ms.asc(), variants::id.asc()))
+                }
+            };
             page = page.filter(exists(product));
             // `StockEntry::is_low_stock`: tracked and at or below the threshold. Tracking is
             // the variant's own, read on the row the walk is at.
@@ -59,9 +81,6 @@ impl StockRepository for Database {
             }
             if query.low_stock_only {
                 page = page.filter(variants::stock.le(variants::low_stock_threshold));
-            }
-            if let Some(after) = &query.after {
-                page = page.filter(variants::id.gt(after.as_str()));
             }
             if let Some(product) = &query.product_id {
                 page = page.filter(variants::product_id.eq(product.as_str()));
@@ -77,7 +96,7 @@ impl StockRepository for Database {
             // them): SQLite would carry `shop_id = ?` over to `products` through the join and,
             // without ANALYZE statistics, which take any equality on shop_id for about ten
             // rows, start from the shop's products and sort all their variants.
-            variants::table
+            let lines = variants::table
                 .inner_join(
                     products::table.on(products::id
                         .eq(variants::product_id)
@@ -97,10 +116,15 @@ impl StockRepository for Database {
                     variants::low_stock_threshold,
                     variants::active,
                     products::active,
+                    variants::stock_updated_at_ms,
                 ))
-                .order(variants::id.asc())
-                .load(conn)
-                .await
+                .into_boxed();
+            let lines = if query.changed.is_some() {
+                lines.order((variants::stock_updated_at_ms.asc(), variants::id.asc()))
+            } else {
+                lines.order(variants::id.asc())
+            };
+            lines.load(conn).await
         })?;
         Ok(rows
             .into_iter()
@@ -119,8 +143,12 @@ impl StockRepository for Database {
         let mut attempts = 0;
         loop {
             attempts += 1;
-            let outcome: Result<AdjustmentOutcome, DbError> =
-                in_transaction!(self, |conn| adjust::adjust(conn, command).await);
+            let span = WriteSpan::start();
+            let outcome: Result<AdjustmentOutcome, DbError> = in_transaction!(self, |conn| {
+                let outcome = adjust::adjust(conn, command).await?;
+                span.check()?;
+                Ok(outcome)
+            });
             match outcome {
                 Err(error) if attempts < 3 && adjust::overtaken(&error) => {
                     tracing::debug!(error = %error, "adjustment overtaken: deciding again");
@@ -134,8 +162,12 @@ impl StockRepository for Database {
         &self,
         command: &TrackingCommand,
     ) -> Result<TrackingOutcome, StoreError> {
-        let outcome: Result<TrackingOutcome, SwitchFailure> =
-            in_transaction!(self, |conn| tracking::switch(conn, command).await);
+        let span = WriteSpan::start();
+        let outcome: Result<TrackingOutcome, SwitchFailure> = in_transaction!(self, |conn| {
+            let outcome = tracking::switch(conn, command).await?;
+            span.check()?;
+            Ok(outcome)
+        });
         match outcome {
             Ok(outcome) => Ok(outcome),
             // Rolled back: a concurrent switch made this very change first.

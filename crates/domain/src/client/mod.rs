@@ -7,6 +7,7 @@ pub use search::{ClientSearch, normalize_phone};
 use crate::Timestamp;
 use crate::id::ClientId;
 use crate::pagination::{Cursor, CursorKind, InvalidCursor, PageLimit};
+use crate::sync::ChangedSince;
 
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Billing {
@@ -58,6 +59,8 @@ pub struct ClientConfidential {
 pub struct ClientListQuery {
     pub search: Option<ClientSearch>,
     pub after: Option<ClientId>,
+    /// `updatedSince`: walk the clients changed since then instead (`after` is then unused).
+    pub changed: Option<ChangedSince<ClientId>>,
     pub limit: PageLimit,
 }
 
@@ -66,6 +69,7 @@ impl Default for ClientListQuery {
         Self {
             search: None,
             after: None,
+            changed: None,
             limit: PageLimit::CLIENTS_DEFAULT,
         }
     }

@@ -1,9 +1,11 @@
-//! What `GET /orders` selects: newest first, by `(createdAt, id)` descending.
+//! What `GET /orders` selects: newest first, by `(createdAt, id)` descending; or, with
+//! `updatedSince`, the orders changed since then by `(updatedAt, id)` ascending.
 
 use crate::Timestamp;
 use crate::id::{ClientId, OrderId};
 use crate::order::{OrderSource, OrderStatus, PaymentStatus};
 use crate::pagination::{Cursor, CursorKind, InvalidCursor, PageLimit};
+use crate::sync::ChangedSince;
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct OrderListQuery {
@@ -16,6 +18,8 @@ pub struct OrderListQuery {
     pub created_to: Option<Timestamp>,
     /// Only orders strictly before this `(created_at, id)` position in list order.
     pub before: Option<(Timestamp, OrderId)>,
+    /// `updatedSince`: walk the orders changed since then instead (`before` is then unused).
+    pub changed: Option<ChangedSince<OrderId>>,
     pub limit: PageLimit,
 }
 
@@ -29,6 +33,7 @@ impl Default for OrderListQuery {
             created_from: None,
             created_to: None,
             before: None,
+            changed: None,
             limit: PageLimit::ORDERS_DEFAULT,
         }
     }

@@ -1,8 +1,10 @@
 //! One line of `GET /stock`: a variant with its product's name, and its own tracking.
 
+use crate::Timestamp;
 use crate::catalogue::{Product, Variant};
 use crate::id::{ProductId, VariantId};
 use crate::pagination::{Cursor, CursorKind, InvalidCursor, PageLimit};
+use crate::sync::ChangedSince;
 use crate::text::{SearchTerm, fold_case};
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -19,6 +21,9 @@ pub struct StockEntry {
     pub low_stock_threshold: i64,
     /// The variant is active and so is its product: the variant can be sold.
     pub active: bool,
+    /// The last movement of its stock or switch of its tracking, or the last import that
+    /// changed one of the fields above.
+    pub updated_at: Timestamp,
 }
 
 impl StockEntry {
@@ -31,6 +36,26 @@ impl StockEntry {
     pub fn is_low_stock(&self) -> bool {
         self.tracked && self.stock <= self.low_stock_threshold
     }
+}
+
+/// Whether an import that writes `written` over `stored` (`None`: a new variant) changes what
+/// the variant's stock entry shows, and so moves its `updatedAt`.
+pub fn stock_entry_changed(
+    stored: Option<(&Product, &Variant)>,
+    written: (&Product, &Variant),
+) -> bool {
+    let shown = |(product, variant): (&Product, &Variant)| {
+        (
+            product.name.clone(),
+            product.active,
+            variant.label.clone(),
+            variant.sku.clone(),
+            variant.barcode.clone(),
+            (variant.tracked, variant.stock, variant.low_stock_threshold),
+            variant.active,
+        )
+    };
+    stored.is_none_or(|stored| shown(stored) != shown(written))
 }
 
 /// The case-folded text that `q` of `GET /stock` searches for one variant: the product's name,
@@ -53,6 +78,8 @@ pub struct StockListQuery {
     /// Default `true`: untracked variants are left out.
     pub tracked_only: bool,
     pub after: Option<VariantId>,
+    /// `updatedSince`: walk the entries changed since then instead (`after` is then unused).
+    pub changed: Option<ChangedSince<VariantId>>,
     pub limit: PageLimit,
 }
 
@@ -64,6 +91,7 @@ impl Default for StockListQuery {
             low_stock_only: false,
             tracked_only: true,
             after: None,
+            changed: None,
             limit: PageLimit::STOCK_DEFAULT,
         }
     }
@@ -97,7 +125,39 @@ mod tests {
             stock,
             low_stock_threshold: 3,
             active: true,
+            updated_at: Timestamp::from_millis(0),
         }
+    }
+
+    #[test]
+    fn an_entry_changes_with_what_it_shows_only() {
+        let product = crate::catalogue::product::fixtures::product(vec![
+            crate::catalogue::product::fixtures::variant("a", 0, 5, true),
+        ]);
+        let variant = &product.variants[0];
+        assert!(stock_entry_changed(None, (&product, variant)));
+        assert!(!stock_entry_changed(
+            Some((&product, variant)),
+            (&product, variant)
+        ));
+        let mut repriced = product.clone();
+        repriced.variants[0].price = crate::money::Cents(999);
+        assert!(!stock_entry_changed(
+            Some((&product, variant)),
+            (&repriced, &repriced.variants[0])
+        ));
+        let mut restocked = product.clone();
+        restocked.variants[0].stock += 1;
+        assert!(stock_entry_changed(
+            Some((&product, variant)),
+            (&restocked, &restocked.variants[0])
+        ));
+        let mut renamed = product.clone();
+        renamed.name.push_str(" II");
+        assert!(stock_entry_changed(
+            Some((&product, variant)),
+            (&renamed, &renamed.variants[0])
+        ));
     }
 
     #[test]

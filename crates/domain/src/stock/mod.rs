@@ -14,6 +14,7 @@ pub use adjustment::{
     MAX_ABS_STOCK, MAX_REASON_LEN, StockAdjustment, StockDelta, StockMovement, stock_in_range,
 };
 pub use entry::{
-    StockEntry, StockListQuery, stock_cursor, stock_cursor_position, stock_search_text,
+    StockEntry, StockListQuery, stock_cursor, stock_cursor_position, stock_entry_changed,
+    stock_search_text,
 };
 pub use idempotency::{IDEMPOTENCY_RETENTION_MILLIS, IdempotencyKey, InvalidIdempotencyKey};

@@ -4,9 +4,11 @@
 use actix_web::HttpResponse;
 use actix_web::http::header::ContentType;
 use serde::Serialize;
+use shop_domain::Timestamp;
 use shop_domain::pagination::Page;
 use utoipa::ToSchema;
 
+use crate::dto::as_text;
 use crate::error::ApiError;
 
 #[derive(Debug, Serialize, ToSchema)]
@@ -29,6 +31,17 @@ pub struct PageInfoDto {
     /// The page size applied, defaulted or not.
     #[schema(minimum = 1, maximum = 100)]
     limit: usize,
+    /// The checkpoint of an incremental sync: keep the first page's, page to the end, then pass
+    /// it as `updatedSince` next time. The time this page was read minus a 60-second overlap,
+    /// so that no change is missed (some may be seen twice). UTC, milliseconds.
+    #[schema(
+        value_type = String,
+        format = DateTime,
+        required = true,
+        example = "2026-11-21T09:29:00.000Z"
+    )]
+    #[serde(serialize_with = "as_text::serialize_optional")]
+    synced_at: Option<Timestamp>,
 }
 
 /// What a list reserves per item before it is written: a product or an order with a few
@@ -58,6 +71,7 @@ impl<T> ListDto<T> {
                 has_more: page.has_more,
                 next_cursor: page.next_cursor.clone(),
                 limit: page.limit.get(),
+                synced_at: page.synced_at,
             },
         }
     }

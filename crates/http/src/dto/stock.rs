@@ -1,8 +1,11 @@
 //! Stock entry and Stock adjustment result (spec §2).
 
 use serde::Serialize;
+use shop_domain::Timestamp;
 use shop_domain::stock::{StockAdjustment, StockEntry};
 use utoipa::ToSchema;
+
+use crate::dto::as_text;
 
 /// The stock of one variant.
 #[derive(Debug, Serialize, ToSchema)]
@@ -28,6 +31,11 @@ pub struct StockEntryDto {
     is_out_of_stock: bool,
     /// The variant and its product are both active.
     active: bool,
+    /// The last movement of the stock, switch of its tracking, or import that changed this
+    /// entry; `updatedSince` filters on it.
+    #[schema(value_type = String, format = DateTime)]
+    #[serde(serialize_with = "as_text::serialize")]
+    updated_at: Timestamp,
 }
 
 /// The applied adjustment.
@@ -65,6 +73,7 @@ impl From<&StockEntry> for StockEntryDto {
             is_low_stock: entry.is_low_stock(),
             is_out_of_stock: entry.is_out_of_stock(),
             active: entry.active,
+            updated_at: entry.updated_at,
         }
     }
 }

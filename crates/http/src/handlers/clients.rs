@@ -3,7 +3,7 @@
 use actix_web::{HttpRequest, HttpResponse, web};
 use shop_domain::client::{ClientListQuery, ClientSearch, client_cursor_position};
 use shop_domain::id::ClientId;
-use shop_domain::pagination::PageLimit;
+use shop_domain::pagination::{CursorKind, PageLimit};
 use shop_domain::scope::Operation;
 
 use crate::ApiState;
@@ -16,7 +16,7 @@ use crate::path_id::PathId;
 use crate::query::{QueryParams, expect_none};
 
 /// The query parameters the list accepts; its `params(...)` documents the same (tested).
-pub(crate) const LIST_PARAMETERS: &[&str] = &["cursor", "limit", "q"];
+pub(crate) const LIST_PARAMETERS: &[&str] = &["cursor", "limit", "q", "updatedSince"];
 
 #[utoipa::path(
     get,
@@ -24,7 +24,7 @@ pub(crate) const LIST_PARAMETERS: &[&str] = &["cursor", "limit", "q"];
     tag = "clients",
     operation_id = "listClients",
     summary = "List clients",
-    description = "Scope `clients:read`. By ascending id.",
+    description = "Scope `clients:read`. By ascending id; with `updatedSince`, the clients changed since then by `updatedAt` ascending, then id.",
     params(ClientListParams),
     responses(ListClients)
 )]
@@ -70,7 +70,12 @@ pub async fn show(
 
 fn list_query(raw: &str) -> Result<ClientListQuery, ApiError> {
     let mut params = QueryParams::parse(raw, LIST_PARAMETERS)?;
-    let after = params.get("cursor", client_cursor_position);
+    let changed = params.changed_walk(CursorKind::ClientsChanged, |id| ClientId::parse(id).ok());
+    let after = if params.has("updatedSince") {
+        None
+    } else {
+        params.get("cursor", client_cursor_position)
+    };
     let limit = params.get("limit", PageLimit::parse);
     // A blank `q` is no search.
     let search = params.get("q", ClientSearch::parse).flatten();
@@ -78,6 +83,7 @@ fn list_query(raw: &str) -> Result<ClientListQuery, ApiError> {
     Ok(ClientListQuery {
         search,
         after,
+        changed,
         limit: limit.unwrap_or(PageLimit::CLIENTS_DEFAULT),
     })
 }

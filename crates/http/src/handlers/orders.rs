@@ -6,7 +6,7 @@ use shop_domain::order::{
     DateRangeError, OrderListQuery, OrderSource, OrderStatus, PaymentStatus, order_cursor_position,
     parse_date_from, parse_date_to,
 };
-use shop_domain::pagination::PageLimit;
+use shop_domain::pagination::{CursorKind, PageLimit};
 use shop_domain::scope::Operation;
 
 use crate::ApiState;
@@ -28,6 +28,7 @@ pub(crate) const LIST_PARAMETERS: &[&str] = &[
     "clientId",
     "dateFrom",
     "dateTo",
+    "updatedSince",
 ];
 
 #[utoipa::path(
@@ -36,7 +37,7 @@ pub(crate) const LIST_PARAMETERS: &[&str] = &[
     tag = "orders",
     operation_id = "listOrders",
     summary = "List orders",
-    description = "Scope `orders:read`. Newest first (`createdAt`, then id, descending).",
+    description = "Scope `orders:read`. Newest first (`createdAt`, then id, descending); with `updatedSince`, the orders changed since then by `updatedAt` ascending, then id.",
     params(OrderListParams),
     responses(ListOrders)
 )]
@@ -84,7 +85,12 @@ pub async fn show(
 /// reversed dates once both parse.
 fn list_query(raw: &str) -> Result<OrderListQuery, ApiError> {
     let mut params = QueryParams::parse(raw, LIST_PARAMETERS)?;
-    let before = params.get("cursor", order_cursor_position);
+    let changed = params.changed_walk(CursorKind::OrdersChanged, |id| OrderId::parse(id).ok());
+    let before = if params.has("updatedSince") {
+        None
+    } else {
+        params.get("cursor", order_cursor_position)
+    };
     let limit = params.get("limit", PageLimit::parse);
     let status = params.get("status", str::parse::<OrderStatus>);
     let payment_status = params.get("paymentStatus", str::parse::<PaymentStatus>);
@@ -106,6 +112,7 @@ fn list_query(raw: &str) -> Result<OrderListQuery, ApiError> {
         created_from,
         created_to,
         before,
+        changed,
         limit: limit.unwrap_or(PageLimit::ORDERS_DEFAULT),
     })
 }

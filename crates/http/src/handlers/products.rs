@@ -1,11 +1,11 @@
 //! `GET /api/v1/products` and `GET /api/v1/products/{id}`.
 
 use actix_web::{HttpRequest, HttpResponse, web};
-use shop_domain::Timestamp;
 use shop_domain::catalogue::{ActiveFilter, ProductListQuery, product_cursor_position};
 use shop_domain::id::{BrandId, CategoryId, ProductId};
 use shop_domain::pagination::PageLimit;
 use shop_domain::scope::Operation;
+use shop_domain::sync::parse_updated_since;
 use shop_domain::text::SearchTerm;
 
 use crate::ApiState;
@@ -89,7 +89,7 @@ fn list_query(raw: &str) -> Result<ProductListQuery, ApiError> {
     let brand = params.get("brand", |text| BrandId::parse(text));
     let product_type = params.get("productType", non_blank);
     let active = params.get("active", str::parse::<ActiveFilter>);
-    let updated_since = params.get("updatedSince", Timestamp::parse_rfc3339);
+    let updated_since = params.get("updatedSince", parse_updated_since);
     params.finish()?;
     Ok(ProductListQuery {
         search,

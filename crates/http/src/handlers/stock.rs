@@ -2,8 +2,8 @@
 
 use actix_web::http::header::{HeaderMap, HeaderName, HeaderValue};
 use actix_web::{HttpRequest, HttpResponse, web};
-use shop_domain::id::ProductId;
-use shop_domain::pagination::PageLimit;
+use shop_domain::id::{ProductId, VariantId};
+use shop_domain::pagination::{CursorKind, PageLimit};
 use shop_domain::scope::Operation;
 use shop_domain::stock::{
     AdjustmentRequest, IdempotencyKey, InvalidIdempotencyKey, StockListQuery, stock_cursor_position,
@@ -28,6 +28,7 @@ pub(crate) const LIST_PARAMETERS: &[&str] = &[
     "q",
     "lowStockOnly",
     "trackedOnly",
+    "updatedSince",
 ];
 
 /// The members of an adjustment body, in the order their problems are reported.
@@ -43,7 +44,7 @@ const IDEMPOTENT_REPLAYED: HeaderName = HeaderName::from_static("idempotent-repl
     tag = "stock",
     operation_id = "listStock",
     summary = "List stock per variant",
-    description = "Scope `stock:read`. One entry per variant, by ascending variant id.",
+    description = "Scope `stock:read`. One entry per variant, by ascending variant id; with `updatedSince`, the entries changed since then by `updatedAt` ascending, then variant id.",
     params(StockListParams),
     responses(ListStock)
 )]
@@ -117,7 +118,12 @@ pub async fn adjust(
 /// The list's parameters as a domain query; every invalid parameter is reported at once.
 fn list_query(raw: &str) -> Result<StockListQuery, ApiError> {
     let mut params = QueryParams::parse(raw, LIST_PARAMETERS)?;
-    let after = params.get("cursor", stock_cursor_position);
+    let changed = params.changed_walk(CursorKind::StockChanged, |id| VariantId::parse(id).ok());
+    let after = if params.has("updatedSince") {
+        None
+    } else {
+        params.get("cursor", stock_cursor_position)
+    };
     let limit = params.get("limit", PageLimit::parse);
     let product_id = params.get("productId", |text| ProductId::parse(text));
     // A blank `q` is no search.
@@ -131,6 +137,7 @@ fn list_query(raw: &str) -> Result<StockListQuery, ApiError> {
         low_stock_only: low_stock_only.unwrap_or(false),
         tracked_only: tracked_only.unwrap_or(true),
         after,
+        changed,
         limit: limit.unwrap_or(PageLimit::STOCK_DEFAULT),
     })
 }

@@ -43,9 +43,10 @@ pub struct ProductListParams {
     /// (inactive variants left out); `all`: every product with all its variants.
     #[param(required = false, value_type = ActiveFilter)]
     active: String,
-    /// Only products updated at or after this instant (RFC 3339 with an offset, `Z` or
-    /// `+02:00`; inclusive, millisecond precision).
-    #[param(required = false, format = DateTime)]
+    /// Only the products changed at or after this moment (inclusive): an RFC 3339 instant with an
+    /// offset, or a `YYYY-MM-DD` date (from 00:00 UTC). Pass the `pageInfo.syncedAt` of the
+    /// previous sync's first page. The list keeps its id order.
+    #[param(required = false, value_type = DateOrInstant)]
     updated_since: String,
 }
 
@@ -79,6 +80,12 @@ pub struct OrderListParams {
     /// day).
     #[param(required = false, value_type = DateOrInstant)]
     date_to: String,
+    /// Only the orders changed at or after this moment (inclusive): an RFC 3339 instant with an
+    /// offset, or a `YYYY-MM-DD` date (from 00:00 UTC). Pass the `pageInfo.syncedAt` of the
+    /// previous sync's first page. The list is then by `updatedAt` ascending, then id,
+    /// and its cursors are valid only with `updatedSince`.
+    #[param(required = false, value_type = DateOrInstant)]
+    updated_since: String,
 }
 
 /// `GET /api/v1/stock`.
@@ -104,6 +111,12 @@ pub struct StockListParams {
     /// `false` also returns the variants whose stock is not tracked.
     #[param(required = false, default = true)]
     tracked_only: bool,
+    /// Only the stock entries changed at or after this moment (inclusive): an RFC 3339 instant with an
+    /// offset, or a `YYYY-MM-DD` date (from 00:00 UTC). Pass the `pageInfo.syncedAt` of the
+    /// previous sync's first page. The list is then by `updatedAt` ascending, then
+    /// variant id, and its cursors are valid only with `updatedSince`.
+    #[param(required = false, value_type = DateOrInstant)]
+    updated_since: String,
 }
 
 /// `GET /api/v1/clients`.
@@ -121,6 +134,12 @@ pub struct ClientListParams {
     /// `+33612345678` and `0612345678` are one number). Blank means no search.
     #[param(required = false, max_length = 100)]
     q: String,
+    /// Only the clients changed at or after this moment (inclusive): an RFC 3339 instant with an
+    /// offset, or a `YYYY-MM-DD` date (from 00:00 UTC). Pass the `pageInfo.syncedAt` of the
+    /// previous sync's first page. The list is then by `updatedAt` ascending, then id,
+    /// and its cursors are valid only with `updatedSince`.
+    #[param(required = false, value_type = DateOrInstant)]
+    updated_since: String,
 }
 
 /// The `{id}` of a detail path.

@@ -253,9 +253,12 @@ impl TestApi {
                 Authenticator::new(Arc::new(self.keys), Arc::new(self.hasher), clock.clone())
                     .limiting_failures(self.failures),
             ),
-            catalogue: Arc::new(ProductCatalogue::new(Arc::new(self.repository))),
-            orders: Arc::new(OrderHistory::new(Arc::new(self.orders))),
-            clients: Arc::new(ClientDirectory::new(clients.clone())),
+            catalogue: Arc::new(ProductCatalogue::new(
+                Arc::new(self.repository),
+                clock.clone(),
+            )),
+            orders: Arc::new(OrderHistory::new(Arc::new(self.orders), clock.clone())),
+            clients: Arc::new(ClientDirectory::new(clients.clone(), clock.clone())),
             loyalty: Arc::new(LoyaltyOverview::new(clients, Arc::new(self.loyalty))),
             stock: Arc::new(StockKeeper::new(Arc::new(self.stock), Arc::new(ids), clock)),
             rate_limiter: self.rate_limiter,

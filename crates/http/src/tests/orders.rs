@@ -245,7 +245,7 @@ async fn list_wraps_orders_with_page_info() {
     let page_info = &body["pageInfo"];
     assert_eq!(
         keys(page_info),
-        BTreeSet::from(["hasMore", "nextCursor", "limit"])
+        BTreeSet::from(["hasMore", "nextCursor", "limit", "syncedAt"])
     );
     assert_eq!(page_info["hasMore"], true);
     assert_eq!(page_info["limit"], 2);
@@ -269,7 +269,7 @@ async fn the_last_page_has_a_null_cursor_and_the_default_limit() {
         .await;
     assert_eq!(
         reply.json()["pageInfo"],
-        json!({"hasMore": false, "nextCursor": null, "limit": 20})
+        json!({"hasMore": false, "nextCursor": null, "limit": 20, "syncedAt": "2023-11-14T22:12:20.000Z"})
     );
 }
 

@@ -181,7 +181,7 @@ async fn list_wraps_products_with_page_info() {
     let page_info = &body["pageInfo"];
     assert_eq!(
         keys(page_info),
-        BTreeSet::from(["hasMore", "nextCursor", "limit"])
+        BTreeSet::from(["hasMore", "nextCursor", "limit", "syncedAt"])
     );
     assert_eq!(page_info["hasMore"], true);
     assert_eq!(page_info["limit"], 2);
@@ -198,7 +198,7 @@ async fn the_last_page_has_a_null_cursor_and_the_default_limit() {
     let page_info = &reply.json()["pageInfo"];
     assert_eq!(
         *page_info,
-        json!({"hasMore": false, "nextCursor": null, "limit": 20})
+        json!({"hasMore": false, "nextCursor": null, "limit": 20, "syncedAt": "2023-11-14T22:12:20.000Z"})
     );
 }
 
@@ -317,8 +317,13 @@ async fn a_tampered_cursor_is_refused() {
 }
 
 #[actix_web::test]
-async fn updated_since_must_be_rfc3339_with_an_offset() {
-    for bad in ["2026-11-21", "2026-11-21T09:30:00", "yesterday"] {
+async fn updated_since_must_be_an_instant_with_an_offset_or_a_day() {
+    for bad in [
+        "2026-11-21T09:30:00",
+        "yesterday",
+        "2026-13-01",
+        "21/11/2026",
+    ] {
         let reply = TestApi::new()
             .send(get(&format!("/api/v1/products?updatedSince={bad}")))
             .await;

@@ -5,6 +5,7 @@ use std::collections::BTreeSet;
 use actix_web::http::StatusCode;
 use actix_web::test::TestRequest;
 use serde_json::json;
+use shop_domain::Timestamp;
 use shop_domain::id::{ProductId, VariantId};
 use shop_domain::stock::{StockEntry, stock_cursor, stock_cursor_position};
 use shop_ports::StoreError;
@@ -12,7 +13,7 @@ use shop_ports::port::MockStockRepository;
 
 use super::{TestApi, get, keys, shop};
 
-const ENTRY_KEYS: [&str; 12] = [
+const ENTRY_KEYS: [&str; 13] = [
     "variantId",
     "productId",
     "productName",
@@ -25,6 +26,7 @@ const ENTRY_KEYS: [&str; 12] = [
     "isLowStock",
     "isOutOfStock",
     "active",
+    "updatedAt",
 ];
 
 pub fn entry(variant: &str, stock: i64) -> StockEntry {
@@ -39,6 +41,7 @@ pub fn entry(variant: &str, stock: i64) -> StockEntry {
         stock,
         low_stock_threshold: 2,
         active: true,
+        updated_at: Timestamp::from_millis(1_732_181_400_000),
     }
 }
 
@@ -80,7 +83,8 @@ async fn a_stock_entry_has_exactly_the_spec_fields_and_types() {
                 "lowStockThreshold": 2,
                 "isLowStock": false,
                 "isOutOfStock": false,
-                "active": true
+                "active": true,
+                "updatedAt": "2024-11-21T09:30:00.000Z"
             },
             {
                 "variantId": "v2",
@@ -94,7 +98,8 @@ async fn a_stock_entry_has_exactly_the_spec_fields_and_types() {
                 "lowStockThreshold": 2,
                 "isLowStock": false,
                 "isOutOfStock": false,
-                "active": false
+                "active": false,
+                "updatedAt": "2024-11-21T09:30:00.000Z"
             }
         ])
     );
@@ -103,7 +108,7 @@ async fn a_stock_entry_has_exactly_the_spec_fields_and_types() {
     }
     assert_eq!(
         body["pageInfo"],
-        json!({"hasMore": false, "nextCursor": null, "limit": 50})
+        json!({"hasMore": false, "nextCursor": null, "limit": 50, "syncedAt": "2023-11-14T22:12:20.000Z"})
     );
 }
 

@@ -10,13 +10,14 @@ use shop_domain::catalogue::Product;
 use shop_domain::id::{ProductId, ShopId, TierId};
 use shop_domain::import::{ImportDecision, ImportedProduct, decide_product_import};
 use shop_domain::loyalty::LoyaltyTier;
+use shop_domain::stock::stock_entry_changed;
 use shop_ports::port::ImportCounts;
 
 use super::{IDS_PER_QUERY, ImportConnection, check_written, only_in_shop};
 use crate::catalogue::Selection;
 use crate::database::impl_for_each_backend;
 use crate::error::DbError;
-use crate::rows::{BrandRow, CategoryRow, ProductRow, TierRow, VariantRow};
+use crate::rows::{BrandRow, CategoryRow, NewVariantRow, ProductRow, TierRow, VariantRow};
 use crate::schema::{brands, categories, loyalty_tiers, products, variants};
 
 /// Every row one product write touches.
@@ -24,11 +25,24 @@ pub(super) struct ProductWrite {
     category: Option<CategoryRow>,
     brand: Option<BrandRow>,
     product: ProductRow,
-    variants: Vec<VariantRow>,
+    variants: Vec<VariantWrite>,
+}
+
+/// A variant's row, and whether its stock entry changed (its `updatedAt` then moves to the
+/// import's time; otherwise it keeps the stored one).
+struct VariantWrite {
+    row: NewVariantRow,
+    entry_changed: bool,
 }
 
 impl ProductWrite {
-    fn new(shop: &ShopId, product: &Product) -> Result<Self, DbError> {
+    /// `stored`: the product as it was before this import, if it existed.
+    fn new(
+        shop: &ShopId,
+        product: &Product,
+        stored: Option<&Product>,
+        now: Timestamp,
+    ) -> Result<Self, DbError> {
         Ok(Self {
             category: product.category.as_ref().map(|category| CategoryRow {
                 id: category.id.as_str().to_owned(),
@@ -47,7 +61,19 @@ impl ProductWrite {
             variants: product
                 .variants
                 .iter()
-                .map(|variant| VariantRow::from_domain(shop, product, variant))
+                .map(|variant| {
+                    let before = stored.and_then(|stored| {
+                        let old = stored.variants.iter().find(|old| old.id == variant.id)?;
+                        Some((stored, old))
+                    });
+                    VariantWrite {
+                        row: NewVariantRow {
+                            row: VariantRow::from_domain(shop, product, variant),
+                            stock_updated_at_ms: now.millis(),
+                        },
+                        entry_changed: stock_entry_changed(before, (product, variant)),
+                    }
+                })
                 .collect(),
         })
     }
@@ -127,18 +153,23 @@ impl_for_each_backend! {
                 .await?;
             check_written(written, "product", &rows.product.id)?;
             for variant in &rows.variants {
-                let upsert = diesel::insert_into(variants::table)
-                    .values(variant)
-                    .on_conflict(variants::id)
-                    .do_update()
-                    .set(variant);
+                let new = &variant.row;
+                let insert = diesel::insert_into(variants::table).values(new);
                 let same_owner = variants::shop_id
                     .eq(shop.as_str())
-                    .and(variants::product_id.eq(&variant.product_id));
-                let written = only_in_shop(upsert, same_owner)
-                    .execute(&mut *self)
-                    .await?;
-                check_written(written, "variant", &variant.id)?;
+                    .and(variants::product_id.eq(&new.row.product_id));
+                let written = if variant.entry_changed {
+                    let stamped = (
+                        &new.row,
+                        variants::stock_updated_at_ms.eq(new.stock_updated_at_ms),
+                    );
+                    let upsert = insert.on_conflict(variants::id).do_update().set(stamped);
+                    only_in_shop(upsert, same_owner).execute(&mut *self).await?
+                } else {
+                    let upsert = insert.on_conflict(variants::id).do_update().set(&new.row);
+                    only_in_shop(upsert, same_owner).execute(&mut *self).await?
+                };
+                check_written(written, "variant", &new.row.id)?;
             }
             Ok(())
         }
@@ -185,7 +216,7 @@ pub(super) async fn import_products<C: ImportConnection>(
         match decide_product_import(existing, imported, now) {
             ImportDecision::Unchanged => counts.unchanged += 1,
             ImportDecision::Write(product) => {
-                let rows = ProductWrite::new(shop, &product)?;
+                let rows = ProductWrite::new(shop, &product, existing, now)?;
                 conn.write_product(shop, &rows).await?;
                 counts.written += 1;
             }

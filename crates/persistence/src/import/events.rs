@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use diesel::prelude::*;
 use diesel_async::RunQueryDsl;
 use shop_domain::Timestamp;
-use shop_domain::id::{ShopId, SpinId, TicketId};
+use shop_domain::id::{ClientId, ShopId, SpinId, TicketId};
 use shop_domain::import::{ImportDecision, ImportedEvent, decide_event_import};
 use shop_domain::loyalty::{LotteryTicket, Spin};
 use shop_ports::port::ImportCounts;
@@ -15,7 +15,7 @@ use super::{IDS_PER_QUERY, ImportConnection, check_written, only_in_shop};
 use crate::database::impl_for_each_backend;
 use crate::error::DbError;
 use crate::rows::{SpinRow, TicketRow};
-use crate::schema::{lottery_tickets, spins};
+use crate::schema::{clients, lottery_tickets, spins};
 
 /// The event import's own queries, implemented for both backends' connections.
 pub(super) trait EventWrites {
@@ -41,6 +41,14 @@ pub(super) trait EventWrites {
         &mut self,
         shop: &ShopId,
         row: &SpinRow,
+    ) -> impl Future<Output = Result<(), DbError>> + Send;
+
+    /// Moves the client's `updated_at` to `at`: its tickets or spins changed.
+    fn touch_client(
+        &mut self,
+        shop: &ShopId,
+        client: &ClientId,
+        at: Timestamp,
     ) -> impl Future<Output = Result<(), DbError>> + Send;
 }
 
@@ -103,6 +111,21 @@ impl_for_each_backend! {
                 .await?;
             check_written(written, "spin", &row.id)
         }
+
+        async fn touch_client(
+            &mut self,
+            shop: &ShopId,
+            client: &ClientId,
+            at: Timestamp,
+        ) -> Result<(), DbError> {
+            diesel::update(clients::table)
+                .filter(clients::shop_id.eq(shop.as_str()))
+                .filter(clients::id.eq(client.as_str()))
+                .set(clients::updated_at_ms.eq(at.millis()))
+                .execute(self)
+                .await?;
+            Ok(())
+        }
     }
 }
 
@@ -125,11 +148,14 @@ pub(super) async fn import_tickets<C: ImportConnection>(
     }
     let mut counts = ImportCounts::default();
     for imported in tickets {
-        match decide_event_import(stored.get(&imported.event.id), imported, now) {
+        let before = stored.get(&imported.event.id);
+        let previous_client = before.map(|ticket| ticket.client_id.clone());
+        match decide_event_import(before, imported, now) {
             ImportDecision::Unchanged => counts.unchanged += 1,
             ImportDecision::Write(ticket) => {
                 conn.write_ticket(shop, &TicketRow::from_domain(shop, &ticket))
                     .await?;
+                touch_clients(conn, shop, &ticket.client_id, previous_client, now).await?;
                 counts.written += 1;
             }
         }
@@ -156,14 +182,33 @@ pub(super) async fn import_spins<C: ImportConnection>(
     }
     let mut counts = ImportCounts::default();
     for imported in spins {
-        match decide_event_import(stored.get(&imported.event.id), imported, now) {
+        let before = stored.get(&imported.event.id);
+        let previous_client = before.map(|spin| spin.client_id.clone());
+        match decide_event_import(before, imported, now) {
             ImportDecision::Unchanged => counts.unchanged += 1,
             ImportDecision::Write(spin) => {
                 conn.write_spin(shop, &SpinRow::from_domain(shop, &spin))
                     .await?;
+                touch_clients(conn, shop, &spin.client_id, previous_client, now).await?;
                 counts.written += 1;
             }
         }
     }
     Ok(counts)
+}
+
+/// A ticket or spin written changes its client's loyalty (and its former client's, when it
+/// moved): both clients' `updatedAt` move, so that `updatedSince` syncs see it.
+async fn touch_clients<C: ImportConnection>(
+    conn: &mut C,
+    shop: &ShopId,
+    client: &ClientId,
+    previous: Option<ClientId>,
+    now: Timestamp,
+) -> Result<(), DbError> {
+    conn.touch_client(shop, client, now).await?;
+    if let Some(previous) = previous.filter(|previous| previous != client) {
+        conn.touch_client(shop, &previous, now).await?;
+    }
+    Ok(())
 }

@@ -9,17 +9,22 @@
 //! (2) Each kind is loaded as stored, decided row by row with the domain's `decide_*` rules,
 //! and only the rows they say changed are written, parents before children (tiers, products,
 //! clients, orders, then tickets and spins) so that foreign keys hold at every statement.
-//! Re-importing the same file writes nothing at all.
+//! Re-importing the same file writes nothing at all. (3) An import that ran long stamps its
+//! rows again before committing ([`restamp`]).
 
 mod catalogue;
 mod checks;
 mod events;
+mod restamp;
 mod sales;
+
+use std::time::Duration;
 
 use async_trait::async_trait;
 use shop_domain::Timestamp;
 use shop_domain::id::ShopId;
 use shop_domain::import::{ImportProblem, ShopImport};
+use shop_domain::sync::MAX_WRITE_SPAN_MS;
 use shop_ports::port::{ImportReport, ImportRepository, ImportStoreError};
 
 use crate::catalogue::CatalogueQueries;
@@ -27,9 +32,16 @@ use crate::clients::ClientQueries;
 use crate::database::{Database, in_transaction};
 use crate::error::DbError;
 use crate::orders::OrderQueries;
+use crate::write_span::WriteSpan;
+use restamp::Restamp;
 
 /// Ids per `IN (…)` list: far below SQLite's and PostgreSQL's bind limits.
 const IDS_PER_QUERY: usize = 500;
+
+/// An import that has run this long stamps its rows again before committing: half the span a
+/// write may take to commit (`shop_domain::sync::MAX_WRITE_SPAN_MS`) leaves the other half
+/// for the restamp and the commit.
+const RESTAMP_AFTER: Duration = Duration::from_millis(MAX_WRITE_SPAN_MS.unsigned_abs() / 2);
 
 /// Why the import transaction rolled back.
 #[derive(Debug)]
@@ -59,6 +71,7 @@ trait ImportConnection:
     + catalogue::CatalogueWrites
     + sales::SalesWrites
     + events::EventWrites
+    + restamp::Restamp
     + Send
 {
 }
@@ -71,6 +84,7 @@ impl<C> ImportConnection for C where
         + catalogue::CatalogueWrites
         + sales::SalesWrites
         + events::EventWrites
+        + restamp::Restamp
         + Send
 {
 }
@@ -83,8 +97,14 @@ impl ImportRepository for Database {
         data: ShopImport,
         now: Timestamp,
     ) -> Result<ImportReport, ImportStoreError> {
-        let outcome: Result<ImportReport, ImportFailure> =
-            in_transaction!(self, |conn| apply(conn, shop, data, now).await);
+        let span = WriteSpan::start();
+        let outcome: Result<ImportReport, ImportFailure> = in_transaction!(self, |conn| {
+            let report = apply(conn, shop, data, now).await?;
+            if let Some(later) = span.restamp_after(now, RESTAMP_AFTER) {
+                conn.restamp(shop, now, later).await?;
+            }
+            Ok(report)
+        });
         outcome.map_err(|failure| match failure {
             ImportFailure::Rejected(problems) => ImportStoreError::Rejected(problems),
             ImportFailure::Db(error) => ImportStoreError::Store(error.into()),

@@ -178,6 +178,16 @@ pub(crate) struct VariantRow {
     pub search_text: String,
 }
 
+/// A variant row as written, with the `updatedAt` of its stock entry (`GET /stock`), which
+/// the catalogue's reads never need.
+#[derive(Insertable)]
+#[diesel(table_name = variants, check_for_backend(Sqlite, Pg))]
+pub(crate) struct NewVariantRow {
+    #[diesel(embed)]
+    pub row: VariantRow,
+    pub stock_updated_at_ms: i64,
+}
+
 impl VariantRow {
     /// The row of one of `product`'s variants. Its search text includes the product's name and
     /// codes: rewriting a product must rewrite all its variants' rows.

@@ -30,6 +30,7 @@ pub(crate) struct StockEntryRow {
     pub low_stock_threshold: i64,
     pub variant_active: bool,
     pub product_active: bool,
+    pub stock_updated_at_ms: i64,
 }
 
 impl StockEntryRow {
@@ -49,6 +50,7 @@ impl StockEntryRow {
             variant_label: self.variant_label,
             sku: self.sku,
             barcode: self.barcode,
+            updated_at: Timestamp::from_millis(self.stock_updated_at_ms),
         })
     }
 }

@@ -4,7 +4,8 @@
 //! one (or refuse it for another request); (b) find the shop's variant, its product and the
 //! variant's own `track_stock`; (c) move the product's `updated_at`, `UPDATE variants SET stock =
 //! stock + delta … RETURNING stock`, insert the movement; (d) record the result under the key.
-//! (Variants have no `updated_at` of their own: the product's is what `updatedSince` reads.)
+//! The variant's `stock_updated_at` moves with its stock (the stock entry's `updatedAt`), and
+//! the product's `updated_at` too, since its `stockQuantity` changed.
 //!
 //! **No lost update.** The stock changes by one relative `UPDATE`, never by writing back a value
 //! read earlier. On PostgreSQL the row lock it takes makes a concurrent adjustment of the same
@@ -68,13 +69,15 @@ pub(crate) trait AdjustQueries {
         variant: &VariantId,
     ) -> impl Future<Output = Result<Option<FoundVariant>, DbError>> + Send;
 
-    /// Adds `delta` to the variant's stock if the sum stays within ±`MAX_ABS_STOCK`; returns
-    /// the new stock, or `None` when the sum would leave that range.
+    /// Adds `delta` to the variant's stock if the sum stays within ±`MAX_ABS_STOCK`, stamping
+    /// its stock entry with `at`; returns the new stock, or `None` when the sum would leave
+    /// that range.
     fn add_stock(
         &mut self,
         shop: &ShopId,
         variant: &VariantId,
         delta: i64,
+        at: Timestamp,
     ) -> impl Future<Output = Result<Option<i64>, DbError>> + Send;
 
     /// Moves the product's `updated_at` to `at` (never backwards), so that `updatedSince`
@@ -160,6 +163,7 @@ impl_for_each_backend! {
             shop: &ShopId,
             variant: &VariantId,
             delta: i64,
+            at: Timestamp,
         ) -> Result<Option<i64>, DbError> {
             // `stock + delta` within the range, written as a range of `stock` so that the sum
             // is never computed out of it (and the bounds are plain binds).
@@ -167,7 +171,10 @@ impl_for_each_backend! {
                 .filter(variants::shop_id.eq(shop.as_str()))
                 .filter(variants::id.eq(variant.as_str()))
                 .filter(variants::stock.between(-MAX_ABS_STOCK - delta, MAX_ABS_STOCK - delta))
-                .set(variants::stock.eq(variants::stock + delta))
+                .set((
+                    variants::stock.eq(variants::stock + delta),
+                    variants::stock_updated_at_ms.eq(at.millis()),
+                ))
                 .returning(variants::stock);
             Ok(KeptPrepared(update).get_result(self).await.optional()?)
         }
@@ -286,7 +293,7 @@ async fn decide_and_apply<C: AdjustQueries + Send>(
     // may have moved it since. The update then changes nothing, and the whole transaction
     // rolls back to be decided again on the stock as it is now (see `overtaken`).
     let new_stock = conn
-        .add_stock(&command.shop, variant, delta)
+        .add_stock(&command.shop, variant, delta, command.at)
         .await?
         .ok_or_else(|| {
             DbError::Overtaken(format!(

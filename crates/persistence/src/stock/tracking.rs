@@ -64,12 +64,14 @@ pub(crate) trait TrackingQueries {
         at: Timestamp,
     ) -> impl Future<Output = Result<(), DbError>> + Send;
 
-    /// Sets the variant's tracking if it differs; whether it did.
+    /// Sets the variant's tracking if it differs, stamping its stock entry with `at`; whether
+    /// it did.
     fn set_variant_tracking(
         &mut self,
         shop: &ShopId,
         variant: &VariantId,
         tracked: bool,
+        at: Timestamp,
     ) -> impl Future<Output = Result<bool, DbError>> + Send;
 
     /// Sets the product's `track_stock` to whether any of its variants is tracked.
@@ -114,12 +116,16 @@ impl_for_each_backend! {
             shop: &ShopId,
             variant: &VariantId,
             tracked: bool,
+            at: Timestamp,
         ) -> Result<bool, DbError> {
             let update = diesel::update(variants::table)
                 .filter(variants::shop_id.eq(shop.as_str()))
                 .filter(variants::id.eq(variant.as_str()))
                 .filter(variants::track_stock.ne(tracked))
-                .set(variants::track_stock.eq(tracked));
+                .set((
+                    variants::track_stock.eq(tracked),
+                    variants::stock_updated_at_ms.eq(at.millis()),
+                ));
             Ok(KeptPrepared(update).execute(self).await? > 0)
         }
 
@@ -166,7 +172,7 @@ pub(crate) async fn switch<C: AdjustQueries + TrackingQueries + Send>(
     };
     conn.lock_product(shop, &product_id, command.at).await?;
     if !conn
-        .set_variant_tracking(shop, &command.variant_id, command.tracked)
+        .set_variant_tracking(shop, &command.variant_id, command.tracked, command.at)
         .await?
     {
         return Err(SwitchFailure::AlreadySo);

@@ -166,7 +166,7 @@ pub async fn store_products(db: &Database, shop: &Shop, products: Vec<ImportedPr
         products,
         ..ShopImport::default()
     };
-    db.import(&shop.id, data, at(5_000)).await.unwrap();
+    store(db, shop, data).await;
 }
 
 /// A client with every field set, no private note.
@@ -291,9 +291,81 @@ pub fn imported_event<T: Clone>(event: T, created_at: i64) -> ImportedEvent<T> {
     }
 }
 
-/// Stores whatever the file holds, at `now` = 5000.
+/// Stores whatever the file holds, at `now` = 5000; a row given an `updatedAt` then carries it.
 pub async fn store(db: &Database, shop: &Shop, data: ShopImport) {
+    let given = GivenUpdates::of(&data);
     db.import(&shop.id, data, at(5_000)).await.unwrap();
+    given.backdate(db).await;
+}
+
+/// The `updatedAt` each row of a file gives. The import stamps every row it writes with its
+/// own time (`resolve_stamps`: a given one would hide the change from syncs); these tests want
+/// rows at chosen times, so they write them over the import's, as a test-only shortcut.
+struct GivenUpdates {
+    products: Vec<(String, i64)>,
+    clients: Vec<(String, i64)>,
+    orders: Vec<(String, i64)>,
+}
+
+impl GivenUpdates {
+    fn of(data: &ShopImport) -> Self {
+        let given = |id: &str, stamps: &GivenStamps| {
+            stamps
+                .updated_at
+                .map(|updated_at| (id.to_owned(), updated_at.millis()))
+        };
+        Self {
+            products: data
+                .products
+                .iter()
+                .filter_map(|p| given(p.product.id.as_str(), &p.stamps))
+                .collect(),
+            clients: data
+                .clients
+                .iter()
+                .filter_map(|c| given(c.client.id.as_str(), &c.stamps))
+                .collect(),
+            orders: data
+                .orders
+                .iter()
+                .filter_map(|o| given(o.order.id.as_str(), &o.stamps))
+                .collect(),
+        }
+    }
+
+    async fn backdate(self, db: &Database) {
+        use diesel::prelude::*;
+        use diesel_async::RunQueryDsl;
+
+        use crate::database::with_conn;
+        use crate::schema::{clients, orders, products};
+
+        let written: Result<(), crate::error::DbError> = with_conn!(db, |conn| {
+            async {
+                for (id, millis) in &self.products {
+                    diesel::update(products::table.filter(products::id.eq(id)))
+                        .set(products::updated_at_ms.eq(millis))
+                        .execute(&mut *conn)
+                        .await?;
+                }
+                for (id, millis) in &self.clients {
+                    diesel::update(clients::table.filter(clients::id.eq(id)))
+                        .set(clients::updated_at_ms.eq(millis))
+                        .execute(&mut *conn)
+                        .await?;
+                }
+                for (id, millis) in &self.orders {
+                    diesel::update(orders::table.filter(orders::id.eq(id)))
+                        .set(orders::updated_at_ms.eq(millis))
+                        .execute(&mut *conn)
+                        .await?;
+                }
+                Ok::<(), diesel::result::Error>(())
+            }
+            .await
+        });
+        written.unwrap();
+    }
 }
 
 /// Shop `shop_a`'s two API keys and shop `shop_b`'s one.

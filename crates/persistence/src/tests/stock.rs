@@ -9,7 +9,7 @@ use shop_domain::stock::{StockEntry, StockListQuery};
 use shop_domain::text::SearchTerm;
 use shop_ports::port::StockRepository;
 
-use super::fixtures::{imported, product, store_products, two_shops, untracked, variant};
+use super::fixtures::{at, imported, product, store_products, two_shops, untracked, variant};
 use super::{TestDb, test_databases};
 use crate::database::with_conn;
 use crate::migrate;
@@ -123,6 +123,8 @@ async fn entries_carry_their_product_and_variant() {
                 stock: 7,
                 low_stock_threshold: 3,
                 active: true,
+                // The import's time: the entry is new.
+                updated_at: at(5_000),
             }],
             "{}",
             t.backend()

@@ -7,15 +7,16 @@ use shop_domain::id::{ProductId, ShopId};
 use shop_domain::pagination::Page;
 
 use super::ReadError;
-use crate::port::CatalogueRepository;
+use crate::port::{CatalogueRepository, Clock};
 
 pub struct ProductCatalogue {
     repository: Arc<dyn CatalogueRepository>,
+    clock: Arc<dyn Clock>,
 }
 
 impl ProductCatalogue {
-    pub fn new(repository: Arc<dyn CatalogueRepository>) -> Self {
-        Self { repository }
+    pub fn new(repository: Arc<dyn CatalogueRepository>, clock: Arc<dyn Clock>) -> Self {
+        Self { repository, clock }
     }
 
     /// One page of the shop's products. The stock quantity counts every variant; inactive
@@ -25,8 +26,10 @@ impl ProductCatalogue {
         shop: &ShopId,
         query: &ProductListQuery,
     ) -> Result<Page<ProductListing>, ReadError> {
+        let read_started = self.clock.now();
         let rows = self.repository.list_products(shop, query).await?;
-        let page = Page::from_overfetch(rows, query.limit, |product| product_cursor(&product.id));
+        let page = Page::from_overfetch(rows, query.limit, |product| product_cursor(&product.id))
+            .read_at(read_started);
         let show_inactive = query.active.shows_inactive_variants();
         Ok(page.map(|product| product.into_listing(show_inactive)))
     }
@@ -50,6 +53,8 @@ mod tests {
     use shop_domain::tax_rate::TaxRate;
 
     use super::*;
+
+    const READ_AT: Timestamp = Timestamp::from_millis(1_732_181_400_000);
     use crate::port::MockCatalogueRepository;
 
     fn shop() -> ShopId {
@@ -115,10 +120,13 @@ mod tests {
                     product("p3", [true; 2]),
                 ])
             });
-        let page = ProductCatalogue::new(Arc::new(repository))
-            .list(&shop(), &query(2, ActiveFilter::Active))
-            .await
-            .unwrap();
+        let page = ProductCatalogue::new(
+            Arc::new(repository),
+            crate::usecase::test_clock::at(READ_AT),
+        )
+        .list(&shop(), &query(2, ActiveFilter::Active))
+        .await
+        .unwrap();
         assert_eq!(page.items.len(), 2);
         assert!(page.has_more);
         let after =
@@ -133,7 +141,10 @@ mod tests {
         repository
             .expect_list_products()
             .returning(|_, _| Ok(vec![product("p1", [true, false])]));
-        let catalogue = ProductCatalogue::new(Arc::new(repository));
+        let catalogue = ProductCatalogue::new(
+            Arc::new(repository),
+            crate::usecase::test_clock::at(READ_AT),
+        );
 
         let default = catalogue
             .list(&shop(), &query(20, ActiveFilter::Active))
@@ -161,10 +172,13 @@ mod tests {
         repository
             .expect_find_product()
             .returning(|_, _| Ok(Some(product("p1", [false, false]))));
-        let listing = ProductCatalogue::new(Arc::new(repository))
-            .get(&shop(), &ProductId::parse("p1").unwrap())
-            .await
-            .unwrap();
+        let listing = ProductCatalogue::new(
+            Arc::new(repository),
+            crate::usecase::test_clock::at(READ_AT),
+        )
+        .get(&shop(), &ProductId::parse("p1").unwrap())
+        .await
+        .unwrap();
         assert_eq!(listing.product.variants.len(), 2);
     }
 
@@ -177,7 +191,10 @@ mod tests {
             .expect_find_product()
             .times(1)
             .returning(|_, _| Ok(None));
-        let catalogue = ProductCatalogue::new(Arc::new(repository));
+        let catalogue = ProductCatalogue::new(
+            Arc::new(repository),
+            crate::usecase::test_clock::at(READ_AT),
+        );
         assert!(matches!(
             catalogue
                 .get(&shop(), &ProductId::parse("p404").unwrap())

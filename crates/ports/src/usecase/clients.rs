@@ -4,18 +4,20 @@ use std::sync::Arc;
 
 use shop_domain::client::{Client, ClientListQuery, client_cursor};
 use shop_domain::id::{ClientId, ShopId};
-use shop_domain::pagination::Page;
+use shop_domain::pagination::{CursorKind, Page};
+use shop_domain::sync::changed_cursor;
 
 use super::ReadError;
-use crate::port::ClientRepository;
+use crate::port::{ClientRepository, Clock};
 
 pub struct ClientDirectory {
     repository: Arc<dyn ClientRepository>,
+    clock: Arc<dyn Clock>,
 }
 
 impl ClientDirectory {
-    pub fn new(repository: Arc<dyn ClientRepository>) -> Self {
-        Self { repository }
+    pub fn new(repository: Arc<dyn ClientRepository>, clock: Arc<dyn Clock>) -> Self {
+        Self { repository, clock }
     }
 
     pub async fn list(
@@ -23,10 +25,21 @@ impl ClientDirectory {
         shop: &ShopId,
         query: &ClientListQuery,
     ) -> Result<Page<Client>, ReadError> {
+        let read_started = self.clock.now();
         let rows = self.repository.list_clients(shop, query).await?;
+        let changed = query.changed.is_some();
         Ok(Page::from_overfetch(rows, query.limit, |client| {
-            client_cursor(&client.id)
-        }))
+            if changed {
+                changed_cursor(
+                    CursorKind::ClientsChanged,
+                    client.updated_at,
+                    client.id.as_str(),
+                )
+            } else {
+                client_cursor(&client.id)
+            }
+        })
+        .read_at(read_started))
     }
 
     pub async fn get(&self, shop: &ShopId, id: &ClientId) -> Result<Client, ReadError> {

@@ -16,6 +16,8 @@ mod reserved_slots;
 pub mod seed;
 pub mod shops;
 pub mod stock;
+#[cfg(test)]
+mod test_clock;
 
 pub use authenticate::{
     AuthError, AuthStats, Authenticator, DigestedKey, FailureBudgets, Principal, Recall, Rejection,

@@ -4,18 +4,20 @@ use std::sync::Arc;
 
 use shop_domain::id::{OrderId, ShopId};
 use shop_domain::order::{Order, OrderListQuery, order_cursor};
-use shop_domain::pagination::Page;
+use shop_domain::pagination::{CursorKind, Page};
+use shop_domain::sync::changed_cursor;
 
 use super::ReadError;
-use crate::port::OrderRepository;
+use crate::port::{Clock, OrderRepository};
 
 pub struct OrderHistory {
     repository: Arc<dyn OrderRepository>,
+    clock: Arc<dyn Clock>,
 }
 
 impl OrderHistory {
-    pub fn new(repository: Arc<dyn OrderRepository>) -> Self {
-        Self { repository }
+    pub fn new(repository: Arc<dyn OrderRepository>, clock: Arc<dyn Clock>) -> Self {
+        Self { repository, clock }
     }
 
     pub async fn list(
@@ -23,10 +25,21 @@ impl OrderHistory {
         shop: &ShopId,
         query: &OrderListQuery,
     ) -> Result<Page<Order>, ReadError> {
+        let read_started = self.clock.now();
         let rows = self.repository.list_orders(shop, query).await?;
+        let changed = query.changed.is_some();
         Ok(Page::from_overfetch(rows, query.limit, |order| {
-            order_cursor(order.created_at, &order.id)
-        }))
+            if changed {
+                changed_cursor(
+                    CursorKind::OrdersChanged,
+                    order.updated_at,
+                    order.id.as_str(),
+                )
+            } else {
+                order_cursor(order.created_at, &order.id)
+            }
+        })
+        .read_at(read_started))
     }
 
     pub async fn get(&self, shop: &ShopId, id: &OrderId) -> Result<Order, ReadError> {
@@ -45,6 +58,8 @@ mod tests {
     use shop_domain::pagination::PageLimit;
 
     use super::*;
+
+    const READ_AT: Timestamp = Timestamp::from_millis(1_732_181_400_000);
     use crate::port::MockOrderRepository;
 
     fn order(id: &str, at: i64) -> Order {
@@ -77,15 +92,60 @@ mod tests {
             limit: PageLimit::new(2).unwrap(),
             ..OrderListQuery::default()
         };
-        let page = OrderHistory::new(Arc::new(repository))
-            .list(&ShopId::parse("s").unwrap(), &query)
-            .await
-            .unwrap();
+        let page = OrderHistory::new(
+            Arc::new(repository),
+            crate::usecase::test_clock::at(READ_AT),
+        )
+        .list(&ShopId::parse("s").unwrap(), &query)
+        .await
+        .unwrap();
         assert_eq!(page.items.len(), 2);
         let position = order_cursor_position(page.next_cursor.as_deref().unwrap()).unwrap();
         assert_eq!(
             position,
             (Timestamp::from_millis(20), OrderId::parse("o2").unwrap())
+        );
+    }
+
+    #[tokio::test]
+    async fn a_changed_walk_pages_by_update_time_and_every_page_carries_its_checkpoint() {
+        let mut repository = MockOrderRepository::new();
+        let mut changed = order("o1", 10);
+        changed.updated_at = Timestamp::from_millis(500);
+        let newer = order("o0", 5);
+        repository
+            .expect_list_orders()
+            .returning(move |_, _| Ok(vec![changed.clone(), newer.clone()]));
+        let query = OrderListQuery {
+            changed: Some(shop_domain::sync::ChangedSince::new(
+                Timestamp::from_millis(1),
+            )),
+            limit: PageLimit::new(1).unwrap(),
+            ..OrderListQuery::default()
+        };
+        let page = OrderHistory::new(
+            Arc::new(repository),
+            crate::usecase::test_clock::at(READ_AT),
+        )
+        .list(&ShopId::parse("s").unwrap(), &query)
+        .await
+        .unwrap();
+        let cursor = page.next_cursor.as_deref().unwrap();
+        assert!(
+            order_cursor_position(cursor).is_err(),
+            "not a newest-first cursor"
+        );
+        assert_eq!(
+            shop_domain::sync::changed_cursor_position(
+                cursor,
+                shop_domain::pagination::CursorKind::OrdersChanged,
+                |id| OrderId::parse(id).ok()
+            ),
+            Ok((Timestamp::from_millis(500), OrderId::parse("o1").unwrap()))
+        );
+        assert_eq!(
+            page.synced_at,
+            Some(READ_AT.plus_millis(-shop_domain::sync::CHECKPOINT_OVERLAP_MS))
         );
     }
 }

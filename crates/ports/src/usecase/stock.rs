@@ -4,11 +4,12 @@
 use std::sync::Arc;
 
 use shop_domain::id::{MovementId, OwnerId, ShopId, TrackingSwitchId, VariantId};
-use shop_domain::pagination::Page;
+use shop_domain::pagination::{CursorKind, Page};
 use shop_domain::stock::{
     ActivityQuery, AdjustmentRequest, IDEMPOTENCY_RETENTION_MILLIS, IdempotencyKey, StockActivity,
     StockEntry, StockListQuery, StockMovement, stock_cursor,
 };
+use shop_domain::sync::changed_cursor;
 
 use super::{Principal, ReadError};
 use crate::StoreError;
@@ -45,10 +46,21 @@ impl StockKeeper {
         shop: &ShopId,
         query: &StockListQuery,
     ) -> Result<Page<StockEntry>, ReadError> {
+        let read_started = self.clock.now();
         let rows = self.repository.list_stock(shop, query).await?;
+        let changed = query.changed.is_some();
         Ok(Page::from_overfetch(rows, query.limit, |entry| {
-            stock_cursor(&entry.variant_id)
-        }))
+            if changed {
+                changed_cursor(
+                    CursorKind::StockChanged,
+                    entry.updated_at,
+                    entry.variant_id.as_str(),
+                )
+            } else {
+                stock_cursor(&entry.variant_id)
+            }
+        })
+        .read_at(read_started))
     }
 
     /// Applies (or replays) one adjustment for the caller's shop, recording the caller's key.
