@@ -29,8 +29,12 @@ impl WriteSpan {
     /// `Err` once the write has taken longer than the contract allows: the transaction must
     /// roll back (the caller answers "unavailable, retry", and a retry stamps anew).
     pub(crate) fn check(&self) -> Result<(), DbError> {
+        self.check_within(Self::LIMIT)
+    }
+
+    fn check_within(&self, limit: Duration) -> Result<(), DbError> {
         let elapsed = self.started.elapsed();
-        if elapsed > Self::LIMIT {
+        if elapsed > limit {
             Err(DbError::WriteSpanExceeded(elapsed))
         } else {
             Ok(())
@@ -44,5 +48,25 @@ impl WriteSpan {
         (elapsed > threshold).then(|| {
             stamp.plus_millis(i64::try_from(elapsed.as_millis()).unwrap_or(MAX_WRITE_SPAN_MS))
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_write_past_its_span_is_refused_and_a_long_one_is_stamped_later() {
+        let span = WriteSpan::start();
+        std::thread::sleep(Duration::from_millis(3));
+        assert!(span.check().is_ok(), "well within 30 s");
+        assert!(matches!(
+            span.check_within(Duration::from_millis(1)),
+            Err(DbError::WriteSpanExceeded(_))
+        ));
+        let stamp = Timestamp::from_millis(1_000);
+        assert_eq!(span.restamp_after(stamp, Duration::from_secs(60)), None);
+        let later = span.restamp_after(stamp, Duration::ZERO).unwrap();
+        assert!(later.millis() >= 1_003, "{later:?}");
     }
 }

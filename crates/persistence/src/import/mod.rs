@@ -15,7 +15,7 @@
 mod catalogue;
 mod checks;
 mod events;
-mod restamp;
+pub(crate) mod restamp;
 mod sales;
 
 use std::time::Duration;

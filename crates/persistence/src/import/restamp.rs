@@ -11,7 +11,7 @@ use crate::database::impl_for_each_backend;
 use crate::error::DbError;
 use crate::schema::{clients, orders, products, variants};
 
-pub(super) trait Restamp {
+pub(crate) trait Restamp {
     /// Moves every `updated_at` of the shop equal to `from` (the rows this import wrote, and
     /// possibly another write's of the same millisecond, which only moves forward) to `to`.
     fn restamp(

@@ -23,6 +23,7 @@ mod stock_activity;
 mod stock_adjust;
 mod stock_bounds;
 mod stock_idempotency;
+mod sync;
 mod tracking;
 
 use std::sync::Arc;
