@@ -30,30 +30,21 @@ impl_for_each_backend! {
             from: Timestamp,
             to: Timestamp,
         ) -> Result<(), DbError> {
-            diesel::update(products::table)
-                .filter(products::shop_id.eq(shop.as_str()))
-                .filter(products::updated_at_ms.eq(from.millis()))
-                .set(products::updated_at_ms.eq(to.millis()))
-                .execute(&mut *self)
-                .await?;
-            diesel::update(variants::table)
-                .filter(variants::shop_id.eq(shop.as_str()))
-                .filter(variants::stock_updated_at_ms.eq(from.millis()))
-                .set(variants::stock_updated_at_ms.eq(to.millis()))
-                .execute(&mut *self)
-                .await?;
-            diesel::update(clients::table)
-                .filter(clients::shop_id.eq(shop.as_str()))
-                .filter(clients::updated_at_ms.eq(from.millis()))
-                .set(clients::updated_at_ms.eq(to.millis()))
-                .execute(&mut *self)
-                .await?;
-            diesel::update(orders::table)
-                .filter(orders::shop_id.eq(shop.as_str()))
-                .filter(orders::updated_at_ms.eq(from.millis()))
-                .set(orders::updated_at_ms.eq(to.millis()))
-                .execute(&mut *self)
-                .await?;
+            // Every stamp a sync reads: products', stock entries', clients' and orders'.
+            macro_rules! restamp {
+                ($table:ident, $column:ident) => {
+                    diesel::update($table::table)
+                        .filter($table::shop_id.eq(shop.as_str()))
+                        .filter($table::$column.eq(from.millis()))
+                        .set($table::$column.eq(to.millis()))
+                        .execute(&mut *self)
+                        .await?
+                };
+            }
+            restamp!(products, updated_at_ms);
+            restamp!(variants, stock_updated_at_ms);
+            restamp!(clients, updated_at_ms);
+            restamp!(orders, updated_at_ms);
             Ok(())
         }
     }
