@@ -13,6 +13,7 @@ its markers) and target/bench/results-*.json.
     python3 scripts/bench/bench.py           # the full run (about 40 minutes on 2 cores)
     python3 scripts/bench/bench.py --quick   # tiny sizes and short runs: proves the harness
     BENCH_ONLY=flat python3 scripts/bench/bench.py   # seeding and the flat-with-size rounds only
+    BENCH_REPLICA=1 python3 scripts/bench/bench.py   # list pages: reads on a replica / primary
 
 Every BENCH_* variable overrides one setting (scripts/bench/benchlib/config.py):
 BENCH_BACKENDS=sqlite,postgres  BENCH_{BIG,SMALL}_{PRODUCTS,ORDERS,CLIENTS}
@@ -26,12 +27,20 @@ BENCH_ONLY=flat (a partial run: the seeding and the flat-with-size rounds, the d
 walk included; no throughput, ceilings, memory, soak or query plans. Its report says so and
 goes to target/bench/PERFORMANCE-flat.md, or BENCH_DOC, which may not be docs/PERFORMANCE.md:
 that file's generated section keeps the last full run)
+BENCH_REPLICA=1 (a run of its own, PostgreSQL only, outside the default run: the pair of
+scripts/replica/up.sh with no apply delay, the big dataset seeded on its primary, then the
+products and orders pages with reads on the replica against the primary alone, in
+BENCH_REPLICA_ROUNDS alternated rounds (2), as a ratio; benchlib/replica.py. Its report goes to
+target/bench/PERFORMANCE-replica.md or BENCH_DOC, never docs/PERFORMANCE.md;
+BENCH_REPLICA_CATCHUP_TIMEOUT_SECONDS bounds the wait for the replica to replay the seed;
+REPLICA_ROOT, REPLICA_PRIMARY_PORT and REPLICA_PORT go to the pair's scripts)
 
 Servers listen on 127.0.0.1 only and are stopped on exit, Ctrl-C included; the PostgreSQL
 databases it creates (shop_bench_<pid>_*) are dropped, the SQLite files deleted.
 """
 
 import argparse
+import dataclasses
 import json
 import re
 import signal
@@ -44,8 +53,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from benchlib import (  # noqa: E402
-    config, cpu, datasets, latency, pgbench, plans, processes, report, soak, sqlite_ceiling,
-    targets, tools, wrk)
+    config, cpu, datasets, latency, pgbench, plans, processes, replica, report, soak,
+    sqlite_ceiling, targets, tools, wrk)
 from benchlib.api import (  # noqa: E402
     API, Api, deep_orders_cursor, first_page_extent, instant_before, newest_order_created_at,
     tracked_variants, wait_until_ready)
@@ -80,17 +89,26 @@ def url(port, path):
     return f"http://127.0.0.1:{port}{path}"
 
 
-def start_api(settings, dataset, key):
+def serve_argv(settings, dataset, port, replica_url=None):
+    """`shop-api serve` on the dataset, loopback only; with `replica_url` (BENCH_REPLICA=1),
+    its GET endpoints read from that replica (benchlib/replica.py)."""
+    return [settings.shop_api, "--database-url", dataset.url, "serve",
+            "--bind", f"127.0.0.1:{port}", "--workers", settings.workers,
+            # Far beyond any load here: the benchmark measures the service, not its 429s.
+            "--rate-limit-reads-per-minute", 1_000_000_000,
+            "--rate-limit-writes-per-minute", 1_000_000_000,
+            "--auth-failures-per-minute", 1_000_000_000,
+            *replica.serve_args(replica_url)]
+
+
+def start_api(settings, dataset, key, replica_url=None, role=""):
+    """A server on the dataset (`role`, when given, names it in its name and log file)."""
     port = processes.free_port()
+    suffix = f"-{role}" if role else ""
     server = processes.Server(
-        f"shop-api ({dataset.backend}, {dataset.size})",
-        [settings.shop_api, "--database-url", dataset.url, "serve",
-         "--bind", f"127.0.0.1:{port}", "--workers", settings.workers,
-         # Far beyond any load here: the benchmark measures the service, not its 429s.
-         "--rate-limit-reads-per-minute", 1_000_000_000,
-         "--rate-limit-writes-per-minute", 1_000_000_000,
-         "--auth-failures-per-minute", 1_000_000_000],
-        OUT / "logs" / f"serve-{dataset.backend}-{dataset.size}.log",
+        f"shop-api ({dataset.backend}, {dataset.size}{', ' + role if role else ''})",
+        serve_argv(settings, dataset, port, replica_url),
+        OUT / "logs" / f"serve-{dataset.backend}-{dataset.size}{suffix}.log",
     )
     wait_until_ready(server, port, key)
     return server, port
@@ -442,12 +460,79 @@ def bench_backend(settings, backend):
         datasets.drop_all(settings.keep_data)
 
 
+def same_first_pages(ports, key):
+    """Both servers (target -> port) answer each list page's first page with the same rows:
+    the replica has the data, and routing the reads changes nothing in what they return."""
+    for request, path in replica.PAGES.values():
+        pages = {}
+        for target, port in ports.items():
+            api = Api(port, key)
+            pages[target] = api.get_json(path)["data"]
+            api.close()
+        if len({json.dumps(rows, sort_keys=True) for rows in pages.values()}) != 1:
+            raise Failure(f"{request}: the servers answer different rows "
+                          f"({', '.join(f'{t}: {len(rows)}' for t, rows in pages.items())})")
+        if not pages["primary"]:
+            raise Failure(f"{request}: an empty page: nothing to measure")
+
+
+def measure_replica(settings, pair, dataset, key):
+    """The two servers on the seeded, replayed dataset (reads on the replica; the primary
+    alone), measured in alternated rounds (benchlib/replica.py), then stopped."""
+    replica_url = replica.database_url(pair.replica_url, dataset.pg_name)
+    servers = {
+        "replica": start_api(settings, dataset, key, replica_url=replica_url, role="replica"),
+        "primary": start_api(settings, dataset, key, role="primary"),
+    }
+    try:
+        ports = {target: port for target, (_server, port) in servers.items()}
+        same_first_pages(ports, key)
+        postmasters = replica.postmaster_pids(pair.root)
+        meters = {target: replica.PairMeter(server.pid, dataset.pg_name, postmasters).read
+                  for target, (server, _port) in servers.items()}
+        print(f" throughput, {settings.connections} connections, reads on the replica and the "
+              f"primary alone in {settings.replica_rounds} alternated rounds:", flush=True)
+        return replica.measure(settings, ports, key, meters)
+    finally:
+        for server, _port in servers.values():
+            server.stop()
+
+
+def bench_replica(settings, pair):
+    """BENCH_REPLICA=1: the big dataset seeded on the pair's primary (settings.pg_admin_url
+    is its URL), the replica waited for until it has replayed the seed, then the list pages
+    with reads on the replica against the primary alone (measure_replica)."""
+    print("\n== postgres: reads on a streaming replica against the primary alone", flush=True)
+    measured = {"seed": {}}
+    try:
+        print(" seeding on the pair's primary:", flush=True)
+        big = datasets.create("postgres", "big", settings)
+        measured["seed"]["big"] = datasets.seed(settings, big, settings.big)
+        key = datasets.create_key(settings, big)
+        measured["settle_s"] = datasets.settle(settings, [big])
+        replica_url = replica.database_url(pair.replica_url, big.pg_name)
+        caught = replica.wait_replayed(big.url, replica_url, settings.replica_catchup_timeout_s)
+        datasets.psql(replica_url, "CHECKPOINT")  # a restartpoint: the replay's pages on disk
+        print(f"  the replica replayed the primary's WAL up to {caught['lsn']} "
+              f"{caught['seconds']} s after the seed", flush=True)
+        pages = measure_replica(settings, pair, big, key)
+        measured["replica"] = {"pair": pair.to_json(), "database": big.pg_name,
+                               "catch_up": caught, "rounds": settings.replica_rounds,
+                               "pages": pages}
+        return measured
+    finally:
+        datasets.drop_all(settings.keep_data)
+
+
 def raw_results_names(only, stamp):
     """The raw results' file names (under target/bench/): this run's and the latest's. A
     partial run's carry its BENCH_ONLY, so that results-latest.json stays the last full run's,
     as docs/PERFORMANCE.md does."""
     prefix = f"results-{only}" if only else "results"
     return f"{prefix}-{stamp}.json", f"{prefix}-latest.json"
+
+
+REACHED_TEXT = {True: "yes", False: "NO, see the report", None: "not measured"}
 
 
 def _terminate(signum, _frame):
@@ -480,12 +565,20 @@ def main():
         },
         "backends": {},
     }
+    pair = replica.Pair.from_environment() if settings.replica else None
     try:
+        if pair:  # BENCH_REPLICA=1: the datasets go to the pair's primary
+            settings = dataclasses.replace(settings, pg_admin_url=pair.up().primary_url)
+            results["meta"]["settings"] = settings.to_json()
+            results["meta"]["replica_pair"] = pair.to_json()
         tools.ensure(settings)
         tools.build(settings)
         results["meta"]["versions"] = tools.versions(settings)
-        for backend in settings.backends:
-            results["backends"][backend] = bench_backend(settings, backend)
+        if pair:
+            results["backends"]["postgres"] = bench_replica(settings, pair)
+        else:
+            for backend in settings.backends:
+                results["backends"][backend] = bench_backend(settings, backend)
     except Failure as failure:
         print(f"\nbenchmark failed: {failure}", file=sys.stderr)
         return 1
@@ -496,14 +589,25 @@ def main():
         results["meta"]["load_average_end"] = tools.load_average()
         processes.stop_all()
         datasets.drop_all(settings.keep_data)
+        if pair:
+            pair.restore(settings.keep_data)
         raw_path.write_text(json.dumps(results, indent=2))
         (OUT / latest_name).write_text(json.dumps(results, indent=2))
 
     report.write(settings.doc, results)
     print(f"\nwrote {settings.doc} and {raw_path}")
+    if settings.replica:
+        for entry in results["backends"]["postgres"]["replica"]["pages"].values():
+            value = replica.ratio(entry)
+            print(f"  {entry['request']}: reads on the replica / the primary alone = "
+                  f"{'n/a' if value is None else f'{value:.2f}'} "
+                  f"({entry['replica']['rps']:,.0f} / {entry['primary']['rps']:,.0f} req/s; "
+                  f"reads reached the replica: "
+                  f"{REACHED_TEXT[replica.reached_replica(entry)]})", flush=True)
+        return 0
     if settings.only:
-        print(f"  a partial run (BENCH_ONLY={settings.only}): only the {', '.join(settings.parts)}"
-              " targets", flush=True)
+        print(f"  a partial run ({config.knob(settings.only)}): only the "
+              f"{', '.join(settings.parts)} targets", flush=True)
     for row in targets.evaluate(results):
         print(f"  [{report.YES[row['met']]:>6}] {row['backend']:<8} {row['target']}: "
               f"{row['measured']} (limit {row['limit']})")

@@ -20,6 +20,11 @@ PARTS = ("throughput", "flat", "memory", "plans")
 # variants the soak adjusts, the shop id it captures), the plans flat too (the common search
 # term): a set with them keeps those.
 ONLY = {"flat": ("flat",)}
+# BENCH_REPLICA=1: a run of its own, outside the default run (benchlib/replica.py): the list
+# pages' throughput with reads on a streaming replica of scripts/replica/up.sh against the
+# primary alone, on PostgreSQL only. Like BENCH_ONLY, it never writes docs/PERFORMANCE.md.
+REPLICA = "replica"
+RUNS_OF_THEIR_OWN = {**ONLY, REPLICA: (REPLICA,)}
 
 # What the issue asks for; BENCH_* variables override any of them.
 FULL = {
@@ -89,12 +94,21 @@ class Settings:
     seed_timeout_s: int
     deep_walk_timeout_s: int
     quick: bool
-    only: str = ""  # BENCH_ONLY: "" for the full run, else a key of ONLY
+    # BENCH_ONLY: "" for the full run, else a key of ONLY; REPLICA with BENCH_REPLICA=1
+    only: str = ""
+    # BENCH_REPLICA=1: rounds of the two servers (reads on the replica, the primary alone),
+    # alternated, and how long the replica may take to replay the seed.
+    replica_rounds: int = 2
+    replica_catchup_timeout_s: int = 600
 
     @property
     def parts(self):
-        """The parts of PARTS this run measures, in PARTS order."""
-        return ONLY[self.only] if self.only else PARTS
+        """The parts of PARTS this run measures, in PARTS order (BENCH_REPLICA=1: its own)."""
+        return RUNS_OF_THEIR_OWN[self.only] if self.only else PARTS
+
+    @property
+    def replica(self):
+        return self.only == REPLICA
 
     def runs(self, part):
         return part in self.parts
@@ -114,13 +128,40 @@ def redact_password(url):
     return f"{scheme}{sep}{credentials}{at}{host}"
 
 
-def only_from(raw):
+def only_from(raw, replica=False):
     """BENCH_ONLY's value: "" (everything) or a key of ONLY; anything else stops the run
-    before it builds or seeds anything."""
+    before it builds or seeds anything. BENCH_REPLICA=1 (`replica`) is a run of its own:
+    REPLICA, and not together with BENCH_ONLY."""
     only = (raw or "").strip().lower()
+    if replica:
+        if only:
+            raise SystemExit(f"BENCH_REPLICA=1 is a run of its own: unset BENCH_ONLY={raw!r}")
+        return REPLICA
     if only and only not in ONLY:
         raise SystemExit(f"BENCH_ONLY={raw!r}: expected one of {', '.join(ONLY)} (or unset)")
     return only
+
+
+def knob(only):
+    """How the run was asked for, for messages and reports: BENCH_ONLY=flat, BENCH_REPLICA=1."""
+    return "BENCH_REPLICA=1" if only == REPLICA else f"BENCH_ONLY={only}"
+
+
+def backends_from(raw, replica=False):
+    """BENCH_BACKENDS (None: unset) as a tuple. BENCH_REPLICA=1 measures PostgreSQL's
+    streaming replicas, so it runs on PostgreSQL alone: unset means postgres, anything else
+    than postgres stops the run before it builds or seeds anything."""
+    if replica:
+        if raw is not None and raw.strip() and [b.strip() for b in raw.split(",")
+                                                if b.strip()] != ["postgres"]:
+            raise SystemExit(f"BENCH_REPLICA=1 needs PostgreSQL (its streaming replicas): "
+                             f"BENCH_BACKENDS={raw!r} must be postgres, or unset")
+        return ("postgres",)
+    backends = tuple(b.strip() for b in (raw or "sqlite,postgres").split(",") if b.strip())
+    for backend in backends:
+        if backend not in ("sqlite", "postgres"):
+            raise SystemExit(f"BENCH_BACKENDS: unknown backend {backend!r} (sqlite, postgres)")
+    return backends
 
 
 def doc_path(only, raw_doc):
@@ -135,7 +176,7 @@ def doc_path(only, raw_doc):
         return OUT_DIR / f"PERFORMANCE-{only}.md"
     path = Path(raw_doc)
     if path.resolve() == DOC.resolve():
-        raise SystemExit(f"BENCH_ONLY={only} writes a partial report: BENCH_DOC must not be "
+        raise SystemExit(f"{knob(only)} writes a partial report: BENCH_DOC must not be "
                          f"{DOC.relative_to(ROOT)}, which keeps the last full run")
     return path
 
@@ -143,11 +184,14 @@ def doc_path(only, raw_doc):
 def reduced(settings):
     """Whether the run measured less than the issue asks for (the report then says its
     figures prove the harness, not the service). BENCH_SECONDS counts only when throughput
-    ran: a flat-only run does not use it."""
+    (or BENCH_REPLICA=1's throughput) ran: a flat-only run does not use it; the latency
+    settings only when the flat-with-size rounds ran."""
+    throughput = settings.runs("throughput") or settings.runs(REPLICA)
     return (settings.quick or settings.big.orders < FULL["BENCH_BIG_ORDERS"]
-            or (settings.runs("throughput") and settings.duration_s < FULL["BENCH_SECONDS"])
-            or settings.latency_s < FULL["BENCH_LATENCY_SECONDS"]
-            or settings.latency_rounds < FULL["BENCH_LATENCY_ROUNDS"])
+            or (throughput and settings.duration_s < FULL["BENCH_SECONDS"])
+            or (settings.runs("flat")
+                and (settings.latency_s < FULL["BENCH_LATENCY_SECONDS"]
+                     or settings.latency_rounds < FULL["BENCH_LATENCY_ROUNDS"])))
 
 
 def load(quick=False):
@@ -168,14 +212,12 @@ def load(quick=False):
     def flag(name):
         return os.environ.get(name, "").strip().lower() in ("1", "true", "yes")
 
-    backends = tuple(
-        b.strip()
-        for b in os.environ.get("BENCH_BACKENDS", "sqlite,postgres").split(",")
-        if b.strip()
-    )
-    for backend in backends:
-        if backend not in ("sqlite", "postgres"):
-            raise SystemExit(f"BENCH_BACKENDS: unknown backend {backend!r} (sqlite, postgres)")
+    replica = flag("BENCH_REPLICA")
+    only = only_from(os.environ.get("BENCH_ONLY"), replica)
+    backends = backends_from(os.environ.get("BENCH_BACKENDS"), replica)
+    replica_rounds = number("BENCH_REPLICA_ROUNDS", 2)
+    if replica_rounds < 1:
+        raise SystemExit("BENCH_REPLICA_ROUNDS: at least 1 round")
 
     duration = number("BENCH_SECONDS")
     big = Sizes(number("BENCH_BIG_PRODUCTS"), number("BENCH_BIG_ORDERS"), number("BENCH_BIG_CLIENTS"))
@@ -188,7 +230,6 @@ def load(quick=False):
     # A reduced run cannot page deeper than its table.
     deep_rows = min(number("BENCH_DEEP_ROWS"), max(big.orders // 2, 1))
     release = ROOT / "target" / "release"
-    only = only_from(os.environ.get("BENCH_ONLY"))
     return Settings(
         backends=backends,
         big=big,
@@ -218,4 +259,6 @@ def load(quick=False):
         deep_walk_timeout_s=number("BENCH_DEEP_WALK_TIMEOUT_SECONDS", 900),
         quick=quick,
         only=only,
+        replica_rounds=replica_rounds,
+        replica_catchup_timeout_s=number("BENCH_REPLICA_CATCHUP_TIMEOUT_SECONDS", 600),
     )

@@ -26,6 +26,22 @@ def stat_ticks(text):
     return int(fields[11]) + int(fields[12])
 
 
+def stat_parent(text):
+    """The parent's pid (field 4 of proc(5)) of a /proc/<pid>/stat line, counted from the
+    name's last closing parenthesis like stat_ticks."""
+    return int(text.rsplit(")", 1)[1].split()[1])
+
+
+def parent_pid(pid, proc=PROC):
+    """The parent's pid of `pid` (a PostgreSQL backend's is its postmaster); None when the
+    process has gone."""
+    try:
+        with open(f"{proc}/{pid}/stat") as stat:
+            return stat_parent(stat.read())
+    except (FileNotFoundError, ProcessLookupError):
+        return None
+
+
 def cpu_seconds(pid, proc=PROC):
     """utime + stime of `pid`, in seconds; None when the process has gone."""
     try:

@@ -158,7 +158,8 @@ def measure(load, settings, connections=None, threads=None, what="", warm=True,
         )
     used = result.cpu_us_per_request or {}
     cpu_text = "".join(f"  {label} CPU {used[name]:.0f} µs/req"
-                       for name, label in (("api", "API"), ("postgres", "PostgreSQL"))
+                       for name, label in (("api", "API"), ("postgres", "PostgreSQL"),
+                                           ("primary", "primary"), ("replica", "replica"))
                        if used.get(name) is not None)
     print(
         f"  {what or load.url:<44} {result.rps:>9.1f} req/s  p50 {result.p50_ms:.3f} ms"
