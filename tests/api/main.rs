@@ -22,6 +22,7 @@ mod orders;
 mod products;
 mod products_paging;
 mod rate_limits;
+mod replicas;
 mod stock_adjustments;
 mod stock_bounds;
 mod stock_concurrency;

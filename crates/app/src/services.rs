@@ -7,9 +7,9 @@ use anyhow::Context;
 use shop_console::{ConsoleSettings, ConsoleState};
 use shop_domain::client_address::TrustedProxies;
 use shop_domain::rate_limit::RateBudget;
-use shop_http::{ApiState, Operations};
-use shop_persistence::{Database, DatabaseUrl, PoolOptions};
-use shop_ports::port::{Clock, HealthCheck, RateLimitStore};
+use shop_http::{ApiState, Operations, ReadRouting};
+use shop_persistence::{Database, DatabaseUrl, MAX_REPLICAS, PoolOptions, ReplicaOptions};
+use shop_ports::port::{Clock, HealthCheck, RateLimitStore, WritePositions};
 use shop_ports::usecase::{
     Authenticator, ClientDirectory, FailureBudgets, ImportShopData, KeyAdmin, LoyaltyOverview,
     OrderHistory, OwnerAdmin, OwnerSessions, ProductCatalogue, RateLimiter, RateLimits, ShopAdmin,
@@ -20,7 +20,8 @@ use crate::adapters::rate_limit::{
     DEFAULT_KEY_PREFIX, FallbackRateStore, InMemoryRateStore, RedisRateStore,
 };
 use crate::adapters::{
-    Argon2Hasher, KeyUsageWriter, OsKeyMaterial, RedisReadiness, SystemClock, UuidV7Ids,
+    Argon2Hasher, KeyUsageWriter, LocalWritePositions, OsKeyMaterial, RedisReadiness,
+    RedisWritePositions, SystemClock, UuidV7Ids,
 };
 
 /// How long startup waits for Redis before serving anyway (on per-instance limits).
@@ -41,6 +42,40 @@ pub struct ServiceSettings {
     /// process.
     pub redis: Option<RedisSettings>,
     pub pool: PoolOptions,
+    /// PostgreSQL read replicas (`DATABASE_REPLICA_URLS`); `None` reads the primary only.
+    pub replicas: Option<ReplicaSettings>,
+}
+
+/// Where the API's reads may go besides the primary.
+#[derive(Clone, PartialEq, Eq)]
+pub struct ReplicaSettings {
+    /// `postgres://` URLs, one per replica.
+    pub urls: Vec<String>,
+    /// Further behind than this, a replica leaves the rotation (`REPLICA_MAX_LAG_MS`).
+    pub max_lag: Duration,
+}
+
+impl ReplicaSettings {
+    /// `None` when no URL is given (`DATABASE_REPLICA_URLS=` set but empty included).
+    pub fn from_urls(urls: &[String], max_lag: Duration) -> Option<Self> {
+        let urls: Vec<String> = urls
+            .iter()
+            .map(|url| url.trim())
+            .filter(|url| !url.is_empty())
+            .map(str::to_owned)
+            .collect();
+        (!urls.is_empty()).then_some(Self { urls, max_lag })
+    }
+}
+
+/// Keeps passwords in the URLs out of logs and panic messages.
+impl std::fmt::Debug for ReplicaSettings {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ReplicaSettings")
+            .field("replicas", &self.urls.len())
+            .field("max_lag", &self.max_lag)
+            .finish()
+    }
 }
 
 #[derive(Clone, PartialEq, Eq)]
@@ -95,6 +130,8 @@ pub struct Services {
     pub import: ImportShopData,
     /// What `/readyz` checks: the database, then Redis when configured.
     pub readiness: Vec<Arc<dyn HealthCheck>>,
+    /// The keys' last write positions, when reads may go to replicas.
+    write_positions: Option<Arc<dyn WritePositions>>,
     hasher: Arc<Argon2Hasher>,
     trusted_proxies: TrustedProxies,
 }
@@ -118,7 +155,9 @@ impl Services {
         let database = Database::open(&url, settings.pool)
             .await
             .with_context(|| format!("cannot open the {} database {url}", url.backend_name()))?;
+        let (database, write_positions) = with_replicas(database, &settings)?;
         let mut readiness: Vec<Arc<dyn HealthCheck>> = vec![Arc::new(database.clone())];
+        readiness.extend(database.replica_checks());
         let rate_store: Arc<dyn RateLimitStore> = match rate_store {
             RateStore::Local(local) => Arc::new(local),
             RateStore::Shared(shared) => {
@@ -133,7 +172,9 @@ impl Services {
                 shared
             }
         };
-        Ok(Self::wire(database, rate_store, &settings, readiness))
+        let mut services = Self::wire(database, rate_store, &settings, readiness);
+        services.write_positions = write_positions;
+        Ok(services)
     }
 
     /// Builds the use cases; must run on a tokio runtime (the keys' last-use writer is a task).
@@ -200,6 +241,7 @@ impl Services {
             clock,
             database,
             readiness,
+            write_positions: None,
         }
     }
 
@@ -243,11 +285,68 @@ impl Services {
     /// What one server's probes check and its metrics read. Each call makes a new metrics
     /// registry: call it once per server.
     pub fn operations(&self) -> Operations {
-        Operations::new(
+        let operations = Operations::new(
             self.readiness.clone(),
             Some(Arc::new(self.database.clone())),
-        )
+        );
+        match &self.write_positions {
+            Some(positions) => operations
+                .watching_replicas(Arc::new(self.database.clone()))
+                .routing_reads(ReadRouting::new(positions.clone())),
+            None => operations,
+        }
     }
+}
+
+/// Adds the read replicas of `settings` to `database`, with where the keys' write positions
+/// are kept: in Redis when there is one (every instance must know them), else in process.
+fn with_replicas(
+    database: Database,
+    settings: &ServiceSettings,
+) -> anyhow::Result<(Database, Option<Arc<dyn WritePositions>>)> {
+    let Some(replicas) = &settings.replicas else {
+        return Ok((database, None));
+    };
+    if database.backend_name() != "postgres" {
+        anyhow::bail!(
+            "DATABASE_REPLICA_URLS needs a PostgreSQL DATABASE_URL: an SQLite database has no \
+             replicas (unset DATABASE_REPLICA_URLS, or use PostgreSQL)"
+        );
+    }
+    if replicas.urls.len() > MAX_REPLICAS {
+        anyhow::bail!(
+            "DATABASE_REPLICA_URLS names {} replicas; at most {MAX_REPLICAS} are supported",
+            replicas.urls.len()
+        );
+    }
+    let urls = replicas
+        .urls
+        .iter()
+        .map(|url| DatabaseUrl::parse(url))
+        .collect::<Result<Vec<_>, _>>()
+        .context("DATABASE_REPLICA_URLS holds an invalid URL")?;
+    let positions: Arc<dyn WritePositions> = match &settings.redis {
+        Some(redis) => Arc::new(
+            RedisWritePositions::new(&redis.url, &redis.key_prefix)
+                .map_err(|error| anyhow::anyhow!("REDIS_URL is not a usable Redis URL: {error}"))?,
+        ),
+        None => Arc::new(LocalWritePositions::default()),
+    };
+    tracing::info!(
+        replicas = urls.len(),
+        max_lag_ms = replicas.max_lag.as_millis(),
+        shared = settings.redis.is_some(),
+        "API reads go to the read replicas in rotation"
+    );
+    let options = ReplicaOptions {
+        urls,
+        max_lag: replicas.max_lag,
+        positions: positions.clone(),
+    };
+    let database = database
+        .with_replicas(options, settings.pool)
+        .context("cannot set up the read replicas")?;
+    Ok((database, Some(positions)))
 }
 
 enum RateStore {

@@ -47,6 +47,7 @@ mod rate_limit;
 mod routes;
 mod server;
 
+pub use middleware::read_scope::ReadRouting;
 pub use mount::Mount;
 pub use openapi::openapi_json;
 pub use operations::{MetricsToken, Operations};

@@ -15,11 +15,12 @@
 use std::sync::Arc;
 
 use actix_web::web;
-use shop_ports::port::{HealthCheck, PoolMonitor, PoolStats};
+use shop_ports::port::{HealthCheck, PoolMonitor, PoolStats, ReplicaMonitor, ReplicaStats};
 use subtle::ConstantTimeEq;
 
 use crate::handlers::health;
 use crate::metrics::{self, Metrics};
+use crate::middleware::read_scope::ReadRouting;
 use crate::routes::read;
 
 /// Cheap to clone; one per server, shared by its workers (and by a separate metrics server).
@@ -27,6 +28,8 @@ use crate::routes::read;
 pub struct Operations {
     readiness: Arc<[Arc<dyn HealthCheck>]>,
     pool: Option<Arc<dyn PoolMonitor>>,
+    replicas: Option<Arc<dyn ReplicaMonitor>>,
+    read_routing: Option<ReadRouting>,
     metrics: Arc<Metrics>,
     metrics_token: Option<MetricsToken>,
 }
@@ -68,9 +71,29 @@ impl Operations {
         Self {
             readiness: readiness.into(),
             pool,
+            replicas: None,
+            read_routing: None,
             metrics: Arc::new(Metrics::new()),
             metrics_token: None,
         }
+    }
+
+    /// The database's read replicas, for the metrics (their readiness lines are among the
+    /// checks given to [`Operations::new`]).
+    pub fn watching_replicas(mut self, replicas: Arc<dyn ReplicaMonitor>) -> Self {
+        self.replicas = Some(replicas);
+        self
+    }
+
+    /// Reads may go to the database's replicas, each key's after its last write
+    /// (`middleware::read_scope`).
+    pub fn routing_reads(mut self, routing: ReadRouting) -> Self {
+        self.read_routing = Some(routing);
+        self
+    }
+
+    pub(crate) fn read_routing(&self) -> Option<&ReadRouting> {
+        self.read_routing.as_ref()
     }
 
     /// `/metrics` is served on its own address (see `server::serve_metrics`), never on the
@@ -97,6 +120,12 @@ impl Operations {
 
     pub(crate) fn pool_stats(&self) -> Option<PoolStats> {
         self.pool.as_ref().map(|pool| pool.pool_stats())
+    }
+
+    pub(crate) fn replica_stats(&self) -> Option<ReplicaStats> {
+        self.replicas
+            .as_ref()
+            .map(|replicas| replicas.replica_stats())
     }
 
     pub(crate) fn metrics(&self) -> &Metrics {

@@ -18,7 +18,7 @@ use shop_domain::id::{ProductId, ShopId};
 use shop_ports::StoreError;
 use shop_ports::port::CatalogueRepository;
 
-use crate::database::{Database, SqliteConn, impl_for_each_backend, with_conn};
+use crate::database::{Database, SqliteConn, impl_for_each_backend, with_read_conn};
 use crate::error::DbError;
 use crate::one_of::one_of;
 use crate::rows::{ProductRow, VariantRow};
@@ -293,7 +293,7 @@ impl CatalogueRepository for Database {
         shop: &ShopId,
         query: &ProductListQuery,
     ) -> Result<Vec<Product>, StoreError> {
-        Ok(with_conn!(self, |conn| conn
+        Ok(with_read_conn!(self, |conn| conn
             .load_products(shop, Selection::Page(query))
             .await)?)
     }
@@ -303,7 +303,7 @@ impl CatalogueRepository for Database {
         shop: &ShopId,
         id: &ProductId,
     ) -> Result<Option<Product>, StoreError> {
-        let mut found = with_conn!(self, |conn| conn
+        let mut found = with_read_conn!(self, |conn| conn
             .load_products(shop, Selection::Ids(std::slice::from_ref(id)))
             .await)?;
         Ok(found.pop())

@@ -13,7 +13,7 @@ use shop_ports::StoreError;
 use shop_ports::port::ClientRepository;
 
 use crate::catalogue::contains_pattern;
-use crate::database::{Database, impl_for_each_backend, with_conn};
+use crate::database::{Database, impl_for_each_backend, with_read_conn};
 use crate::error::DbError;
 use crate::one_of::one_of;
 use crate::rows::ClientRow;
@@ -101,7 +101,7 @@ impl ClientRepository for Database {
         shop: &ShopId,
         query: &ClientListQuery,
     ) -> Result<Vec<Client>, StoreError> {
-        Ok(with_conn!(self, |conn| conn
+        Ok(with_read_conn!(self, |conn| conn
             .load_clients(shop, ClientSelection::Page(query))
             .await)?)
     }
@@ -111,7 +111,7 @@ impl ClientRepository for Database {
         shop: &ShopId,
         id: &ClientId,
     ) -> Result<Option<Client>, StoreError> {
-        let mut found = with_conn!(self, |conn| conn
+        let mut found = with_read_conn!(self, |conn| conn
             .load_clients(shop, ClientSelection::Ids(std::slice::from_ref(id)))
             .await)?;
         Ok(found.pop())

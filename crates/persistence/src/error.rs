@@ -39,6 +39,19 @@ pub(crate) enum DbError {
 }
 
 impl DbError {
+    /// "Try again later" rather than "a bug": what [`StoreError::Unavailable`] is made of.
+    pub(crate) fn is_unavailable(&self) -> bool {
+        match self {
+            DbError::PoolTimeout(_) | DbError::WriteSpanExceeded(_) => true,
+            DbError::Pool(pool_error) => matches!(
+                pool_error,
+                PoolError::Timeout(_) | PoolError::Backend(_) | PoolError::Closed
+            ),
+            DbError::Query(query_error) => is_unavailable(query_error),
+            DbError::Corrupt { .. } | DbError::Invariant(_) | DbError::Overtaken(_) => false,
+        }
+    }
+
     pub(crate) fn corrupt(table: &'static str, id: &str, problem: impl ToString) -> Self {
         Self::Corrupt {
             table,

@@ -29,6 +29,7 @@ mod migrate;
 mod one_of;
 mod orders;
 mod owners;
+mod replication;
 mod rows;
 mod schema;
 mod selection;
@@ -37,7 +38,8 @@ mod shops;
 mod stock;
 mod write_span;
 
-pub use database::{ConnectError, Database, DatabaseUrl, PoolOptions};
+pub use database::{ConnectError, Database, DatabaseUrl, PoolOptions, ReplicaOptions};
+pub use replication::MAX_REPLICAS;
 
 #[cfg(test)]
 mod tests;

@@ -8,7 +8,7 @@ use shop_domain::loyalty::{LotteryTicket, LoyaltyTier, Spin};
 use shop_ports::StoreError;
 use shop_ports::port::LoyaltyRepository;
 
-use crate::database::{Database, with_conn};
+use crate::database::{Database, with_read_conn};
 use crate::error::DbError;
 use crate::rows::{SpinRow, TicketRow, TierRow};
 use crate::schema::{lottery_tickets, loyalty_tiers, spins};
@@ -21,7 +21,7 @@ fn sql_limit(limit: usize) -> i64 {
 #[async_trait]
 impl LoyaltyRepository for Database {
     async fn tiers(&self, shop: &ShopId) -> Result<Vec<LoyaltyTier>, StoreError> {
-        let rows = with_conn!(self, |conn| loyalty_tiers::table
+        let rows = with_read_conn!(self, |conn| loyalty_tiers::table
             .filter(loyalty_tiers::shop_id.eq(shop.as_str()))
             .order((
                 loyalty_tiers::min_points_lifetime.asc(),
@@ -42,7 +42,7 @@ impl LoyaltyRepository for Database {
         client: &ClientId,
         limit: usize,
     ) -> Result<Vec<LotteryTicket>, StoreError> {
-        let rows = with_conn!(self, |conn| lottery_tickets::table
+        let rows = with_read_conn!(self, |conn| lottery_tickets::table
             .filter(lottery_tickets::shop_id.eq(shop.as_str()))
             .filter(lottery_tickets::client_id.eq(client.as_str()))
             .order((
@@ -65,7 +65,7 @@ impl LoyaltyRepository for Database {
         client: &ClientId,
         limit: usize,
     ) -> Result<Vec<Spin>, StoreError> {
-        let rows = with_conn!(self, |conn| spins::table
+        let rows = with_read_conn!(self, |conn| spins::table
             .filter(spins::shop_id.eq(shop.as_str()))
             .filter(spins::client_id.eq(client.as_str()))
             .order((spins::created_at_ms.desc(), spins::id.desc()))

@@ -18,7 +18,7 @@ use shop_domain::order::{Order, OrderItem, OrderListQuery};
 use shop_ports::StoreError;
 use shop_ports::port::OrderRepository;
 
-use crate::database::{Database, SqliteConn, impl_for_each_backend, with_conn};
+use crate::database::{Database, SqliteConn, impl_for_each_backend, with_read_conn};
 use crate::error::DbError;
 use crate::one_of::one_of;
 use crate::rows::{SelectedOrder, SelectedOrderItem};
@@ -212,13 +212,13 @@ impl OrderRepository for Database {
         shop: &ShopId,
         query: &OrderListQuery,
     ) -> Result<Vec<Order>, StoreError> {
-        Ok(with_conn!(self, |conn| conn
+        Ok(with_read_conn!(self, |conn| conn
             .load_orders(shop, OrderSelection::Page(query))
             .await)?)
     }
 
     async fn find_order(&self, shop: &ShopId, id: &OrderId) -> Result<Option<Order>, StoreError> {
-        let mut found = with_conn!(self, |conn| conn
+        let mut found = with_read_conn!(self, |conn| conn
             .load_orders(shop, OrderSelection::Ids(std::slice::from_ref(id)))
             .await)?;
         Ok(found.pop())

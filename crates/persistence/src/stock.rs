@@ -24,7 +24,7 @@ use shop_ports::port::{
 };
 
 use crate::catalogue::contains_pattern;
-use crate::database::{Database, in_transaction, with_conn};
+use crate::database::{Database, in_transaction, with_conn, with_read_conn};
 use crate::error::DbError;
 use crate::rows::{MovementRow, StockEntryRow};
 use crate::schema::{products, stock_movements, variants};
@@ -39,7 +39,7 @@ impl StockRepository for Database {
         shop: &ShopId,
         query: &StockListQuery,
     ) -> Result<Vec<StockEntry>, StoreError> {
-        let rows: Vec<StockEntryRow> = with_conn!(self, |conn| {
+        let rows: Vec<StockEntryRow> = with_read_conn!(self, |conn| {
             // The page: chosen on `variants` alone, walking (shop, id) in order and stopping at
             // `limit + 1`; the product's conditions are an EXISTS on it.
             let product = products::table
@@ -153,7 +153,11 @@ impl StockRepository for Database {
                 Err(error) if attempts < 3 && adjust::overtaken(&error) => {
                     tracing::debug!(error = %error, "adjustment overtaken: deciding again");
                 }
-                other => return Ok(other?),
+                Ok(outcome) => {
+                    self.remember_write(&command.key_prefix).await;
+                    return Ok(outcome);
+                }
+                Err(error) => return Err(error.into()),
             }
         }
     }

@@ -2,7 +2,7 @@ use std::time::Duration;
 
 use serde_json::Value;
 use shop_app::server::{RunningServer, ServerConfig};
-use shop_app::services::{ServiceSettings, Services};
+use shop_app::services::{RedisSettings, ReplicaSettings, ServiceSettings, Services};
 use shop_domain::Timestamp;
 use shop_domain::rate_limit::RateBudget;
 use shop_domain::scope::ScopeSet;
@@ -75,24 +75,7 @@ impl TestApp {
     /// `None` only for PostgreSQL when no test server is configured. Rate limits are raised far
     /// above any scenario's needs, so that only the rate-limit tests meet them.
     pub async fn start(backend: Backend) -> Option<Self> {
-        let generous = RateBudget {
-            limit: 1_000_000,
-            window_millis: 60_000,
-        };
-        let limits = RateLimits {
-            reads: generous,
-            writes: generous,
-            auth_failures: generous,
-            key_failures: generous,
-        };
-        Self::start_with(
-            backend,
-            ServiceSettings {
-                rate_limits: limits,
-                ..ServiceSettings::default()
-            },
-        )
-        .await
+        Self::start_with(backend, Self::generous()).await
     }
 
     pub async fn start_with(backend: Backend, settings: ServiceSettings) -> Option<Self> {
@@ -107,6 +90,50 @@ impl TestApp {
                 (scratch.url.clone(), None, Some(scratch))
             }
         };
+        Some(Self::serve(backend, url, settings, sqlite_dir, postgres).await)
+    }
+
+    /// A server on a scratch database of the streaming pair (`scripts/replica/up.sh`), reading
+    /// from its replica as `settings` say (`replicas` is filled in here), with generous limits.
+    /// `None` when the pair is not configured (and not required).
+    pub async fn start_replicated(max_lag: Duration, redis: Option<String>) -> Option<Self> {
+        let (scratch, replica_url) = postgres::create_replicated().await?;
+        let mut settings = Self::generous();
+        settings.replicas = Some(ReplicaSettings {
+            urls: vec![replica_url],
+            max_lag,
+        });
+        settings.redis = redis.map(|url| RedisSettings {
+            url,
+            key_prefix: format!("shop-test:{}:", uuid::Uuid::new_v4().simple()),
+        });
+        let url = scratch.url.clone();
+        Some(Self::serve(Backend::Postgres, url, settings, None, Some(scratch)).await)
+    }
+
+    fn generous() -> ServiceSettings {
+        let generous = RateBudget {
+            limit: 1_000_000,
+            window_millis: 60_000,
+        };
+        ServiceSettings {
+            rate_limits: RateLimits {
+                reads: generous,
+                writes: generous,
+                auth_failures: generous,
+                key_failures: generous,
+            },
+            ..ServiceSettings::default()
+        }
+    }
+
+    async fn serve(
+        backend: Backend,
+        url: String,
+        settings: ServiceSettings,
+        sqlite_dir: Option<tempfile::TempDir>,
+        postgres: Option<ScratchDatabase>,
+    ) -> Self {
         let services = Services::open_with(&url, settings)
             .await
             .expect("open and migrate the test database");
@@ -117,7 +144,7 @@ impl TestApp {
         };
         let server = RunningServer::start_with(&services, config).expect("start the server");
         let base_url = server.base_url();
-        Some(Self {
+        Self {
             backend,
             services,
             server: Some(server),
@@ -128,7 +155,7 @@ impl TestApp {
             base_url,
             _sqlite_dir: sqlite_dir,
             _postgres: postgres,
-        })
+        }
     }
 
     pub fn url(&self, path: &str) -> String {

@@ -20,6 +20,31 @@ pub async fn create() -> Option<ScratchDatabase> {
         eprintln!("SKIPPED on PostgreSQL: TEST_DATABASE_URL is not set");
         return None;
     };
+    Some(create_on(admin_url).await)
+}
+
+/// A scratch database on the primary of the streaming pair of `scripts/replica/up.sh`
+/// (`TEST_REPLICA_PRIMARY_URL`), and its URL on the replica (`TEST_REPLICA_URL`), which
+/// receives it by streaming. `None` when they are unset (and not required).
+pub async fn create_replicated() -> Option<(ScratchDatabase, String)> {
+    let (Ok(primary), Ok(replica)) = (
+        std::env::var("TEST_REPLICA_PRIMARY_URL"),
+        std::env::var("TEST_REPLICA_URL"),
+    ) else {
+        let required = std::env::var("REQUIRE_REPLICA").is_ok_and(|v| v == "1");
+        assert!(
+            !required,
+            "REQUIRE_REPLICA=1 but TEST_REPLICA_PRIMARY_URL or TEST_REPLICA_URL is not set"
+        );
+        eprintln!("SKIPPED with replicas: TEST_REPLICA_PRIMARY_URL is not set");
+        return None;
+    };
+    let scratch = create_on(primary).await;
+    let on_replica = with_database(&replica, &scratch.name);
+    Some((scratch, on_replica))
+}
+
+async fn create_on(admin_url: String) -> ScratchDatabase {
     let name = format!("shop_test_{}", uuid::Uuid::new_v4().simple());
     let mut admin = AsyncPgConnection::establish(&admin_url)
         .await
@@ -29,11 +54,11 @@ pub async fn create() -> Option<ScratchDatabase> {
         .await
         .expect("create the test database");
     let url = with_database(&admin_url, &name);
-    Some(ScratchDatabase {
+    ScratchDatabase {
         admin_url,
         name,
         url,
-    })
+    }
 }
 
 /// Replaces the database name in a `postgres://` URL, keeping any `?options`.

@@ -24,7 +24,7 @@ pub use owners::Refused;
 pub use run::{describe, run};
 
 use crate::server::ServerConfig;
-use crate::services::ServiceSettings;
+use crate::services::{ReplicaSettings, ServiceSettings};
 use crate::telemetry::LogFormat;
 
 pub const DEFAULT_DATABASE_URL: &str = "sqlite://data/shop.db";
@@ -120,6 +120,19 @@ pub struct ServeArgs {
     #[arg(long, env = "DATABASE_WAIT_TIMEOUT_MS", value_parser = clap::value_parser!(u64).range(1..),
           default_value_t = 5_000)]
     pub database_wait_timeout_ms: u64,
+    /// PostgreSQL streaming replicas that answer the API's reads (comma-separated
+    /// `postgres://` URLs). Refused with SQLite.
+    #[arg(
+        long,
+        env = "DATABASE_REPLICA_URLS",
+        value_delimiter = ',',
+        hide_env_values = true
+    )]
+    pub database_replica_urls: Vec<String>,
+    /// A replica further behind the primary than this leaves the rotation until it catches up.
+    #[arg(long, env = "REPLICA_MAX_LAG_MS", value_parser = clap::value_parser!(u64).range(1..),
+          default_value_t = 2_000)]
+    pub replica_max_lag_ms: u64,
     #[command(flatten)]
     pub limits: RateLimitArgs,
 }
@@ -132,6 +145,10 @@ impl ServeArgs {
                 max_size: usize::from(self.database_pool_size),
                 wait_timeout: Duration::from_millis(self.database_wait_timeout_ms),
             },
+            replicas: ReplicaSettings::from_urls(
+                &self.database_replica_urls,
+                Duration::from_millis(self.replica_max_lag_ms),
+            ),
             ..self.limits.settings()
         }
     }

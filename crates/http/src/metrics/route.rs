@@ -38,6 +38,7 @@ pub async fn scrape(state: web::Data<ApiState>, operations: web::Data<Operations
         rate_limit_store_failures: state.rate_limiter.store_failures(),
         pool: operations.pool_stats(),
         connection_errors: crate::connection_errors::counts(),
+        replicas: operations.replica_stats(),
     };
     HttpResponse::Ok()
         .insert_header((CONTENT_TYPE, HeaderValue::from_static(OPENMETRICS)))

@@ -5,10 +5,10 @@ use prometheus_client::collector::Collector;
 use prometheus_client::encoding::{DescriptorEncoder, EncodeMetric};
 use prometheus_client::metrics::counter::ConstCounter;
 use prometheus_client::metrics::gauge::ConstGauge;
-use shop_ports::port::PoolStats;
+use shop_ports::port::{PoolStats, ReplicaState, ReplicaStats};
 use shop_ports::usecase::AuthStats;
 
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Snapshot {
     pub auth: AuthStats,
     /// Decisions the rate-limit store could not take (the request was let through).
@@ -18,6 +18,8 @@ pub struct Snapshot {
     /// Connections closed by the codec because of the client (see `connection_errors`):
     /// (malformed heads, other stream errors).
     pub connection_errors: (u64, u64),
+    /// `None` when the database has no read replicas.
+    pub replicas: Option<ReplicaStats>,
 }
 
 impl Collector for Snapshot {
@@ -52,6 +54,9 @@ impl Collector for Snapshot {
             "Connections closed on another client-side stream error, such as a reset (not logged)",
             self.connection_errors.1,
         )?;
+        if let Some(replicas) = &self.replicas {
+            encode_replicas(&mut encoder, replicas)?;
+        }
         let Some(pool) = self.pool else {
             return Ok(());
         };
@@ -88,6 +93,60 @@ impl Collector for Snapshot {
             pool.wait_timeouts,
         )
     }
+}
+
+/// Reads by target, and each replica's standing and lag (issue 22).
+fn encode_replicas(
+    encoder: &mut DescriptorEncoder<'_>,
+    replicas: &ReplicaStats,
+) -> Result<(), std::fmt::Error> {
+    let reads = ConstCounter::new(0_u64);
+    let mut family = encoder.encode_descriptor(
+        "db_reads",
+        "API reads by the database that answered them: the primary or a read replica",
+        None,
+        reads.metric_type(),
+    )?;
+    for (target, count) in [
+        ("primary", replicas.reads_on_primary),
+        ("replica", replicas.reads_on_replicas),
+    ] {
+        ConstCounter::new(count).encode(family.encode_family(&[("target", target)])?)?;
+    }
+    counter(
+        encoder,
+        "db_replica_rotation_changes",
+        "Times a read replica entered or left the rotation",
+        replicas.rotation_changes,
+    )?;
+    let gauge = ConstGauge::new(0_i64);
+    let mut family = encoder.encode_descriptor(
+        "db_replica_in_rotation",
+        "1 while a read replica serves reads; 0 while it lags too far or is down",
+        None,
+        gauge.metric_type(),
+    )?;
+    for replica in &replicas.replicas {
+        let serving = i64::from(replica.state == ReplicaState::InRotation);
+        let labels = [
+            ("replica", replica.name.as_str()),
+            ("state", replica.state.as_str()),
+        ];
+        ConstGauge::new(serving).encode(family.encode_family(&labels)?)?;
+    }
+    let mut family = encoder.encode_descriptor(
+        "db_replica_lag_milliseconds",
+        "How far behind the primary a read replica was at its last poll (absent while down)",
+        None,
+        gauge.metric_type(),
+    )?;
+    for replica in &replicas.replicas {
+        if let Some(lag) = replica.lag_ms {
+            let lag = ConstGauge::new(i64::try_from(lag).unwrap_or(i64::MAX));
+            lag.encode(family.encode_family(&[("replica", replica.name.as_str())])?)?;
+        }
+    }
+    Ok(())
 }
 
 fn counter(

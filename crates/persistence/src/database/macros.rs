@@ -28,6 +28,45 @@ macro_rules! with_conn {
 }
 pub(crate) use with_conn;
 
+/// `with_read_conn!(db, |conn| body)`: like [`with_conn!`], for an API read that a replica may
+/// answer (`database/replicas.rs`): on one the request's read scope allows, and on the
+/// primary when none does or the replica fails (which takes it out of rotation). `body` is
+/// also expanded for the replica's PostgreSQL connection.
+macro_rules! with_read_conn {
+    ($db:expr, |$conn:ident| $body:expr) => {{
+        let db: &$crate::database::Database = $db;
+        let mut answered = None;
+        if let Some(replicas) = db.replicas.as_deref() {
+            if let Some(member) = replicas.for_read() {
+                let outcome = match member.checkout().await {
+                    Ok(mut object) => {
+                        let $conn: &mut ::diesel_async::AsyncPgConnection = &mut object;
+                        ($body).map_err($crate::error::DbError::from)
+                    }
+                    Err(error) => Err(error),
+                };
+                match outcome {
+                    Err(error) if error.is_unavailable() => replicas.failed(member, &error),
+                    outcome => {
+                        replicas.served_by_replica();
+                        answered = Some(outcome);
+                    }
+                }
+            }
+        }
+        match answered {
+            Some(outcome) => outcome,
+            None => {
+                if let Some(replicas) = db.replicas.as_deref() {
+                    replicas.served_by_primary();
+                }
+                $crate::database::with_conn!(db, |$conn| $body)
+            }
+        }
+    }};
+}
+pub(crate) use with_read_conn;
+
 /// `in_transaction!(db, |conn| body)`: like [`with_conn!`], inside one transaction that
 /// commits when `body` returns `Ok` and rolls back otherwise. `body`'s error type must
 /// convert from both `DbError` and diesel's error.

@@ -13,6 +13,7 @@
 //! - `checkout.rs`: a pooled connection within the wait timeout, timeouts counted;
 //! - `write_queue.rs`: why SQLite writers take turns in the process;
 //! - `monitor.rs`: the pool's figures for `/metrics`;
+//! - `replicas.rs`: PostgreSQL read replicas, where each stands, and which one a read uses;
 //! - `macros.rs`: [`with_conn!`], [`in_transaction!`], [`impl_for_each_backend!`].
 
 mod checkout;
@@ -20,6 +21,7 @@ mod connect_error;
 mod macros;
 mod monitor;
 mod open;
+mod replicas;
 mod url;
 mod write_queue;
 
@@ -37,11 +39,11 @@ use diesel_async::sync_connection_wrapper::SyncConnectionWrapper;
 #[cfg(test)]
 pub(crate) use checkout::checkout;
 pub use connect_error::ConnectError;
-pub(crate) use macros::{impl_for_each_backend, in_transaction, with_conn};
-pub use open::PoolOptions;
+pub(crate) use macros::{impl_for_each_backend, in_transaction, with_conn, with_read_conn};
 #[cfg(test)]
 pub(crate) use open::SQLITE_SETUP;
 pub(crate) use open::sqlite_path;
+pub use open::{PoolOptions, ReplicaOptions};
 pub use url::DatabaseUrl;
 
 /// SQLite's synchronous connection, run on tokio's blocking threads by diesel-async.
@@ -57,6 +59,8 @@ pub struct Database {
     wait_timeouts: Arc<AtomicU64>,
     /// SQLite's one writer at a time, taken in arrival order (see [`Database::write_turn`]).
     sqlite_writer: Arc<tokio::sync::Mutex<()>>,
+    /// PostgreSQL's read replicas, when configured.
+    pub(crate) replicas: Option<Arc<replicas::Replicas>>,
 }
 
 #[derive(Clone)]

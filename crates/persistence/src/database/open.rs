@@ -13,6 +13,9 @@ use diesel_async::pooled_connection::{
 };
 use diesel_async::{AsyncConnection, AsyncPgConnection, SimpleAsyncConnection};
 
+use shop_ports::port::WritePositions;
+
+use super::replicas::{Replicas, spawn_monitor};
 use super::{ConnectError, Database, DatabaseUrl, Pool, SqliteConn};
 use crate::migrate;
 
@@ -101,7 +104,54 @@ impl Database {
             wait_timeout: options.wait_timeout,
             wait_timeouts: Arc::default(),
             sqlite_writer: Arc::default(),
+            replicas: None,
         })
+    }
+}
+
+/// Read replicas of a PostgreSQL primary (issue 22, `database/replicas.rs`).
+pub struct ReplicaOptions {
+    pub urls: Vec<DatabaseUrl>,
+    /// Further behind than this, a replica leaves the rotation.
+    pub max_lag: Duration,
+    /// Where each key's last write position is kept, for its reads to see it.
+    pub positions: Arc<dyn WritePositions>,
+}
+
+impl Database {
+    /// Adds read replicas to a PostgreSQL database, with the pool options of the primary, and
+    /// starts their monitor on the current tokio runtime. Refused on SQLite, which has none.
+    pub fn with_replicas(
+        mut self,
+        options: ReplicaOptions,
+        pool: PoolOptions,
+    ) -> Result<Database, ConnectError> {
+        let Pool::Postgres(primary) = &self.pool else {
+            return Err(ConnectError::InvalidUrl(
+                "read replicas need PostgreSQL: an SQLite database has none",
+            ));
+        };
+        let mut members = Vec::with_capacity(options.urls.len());
+        for url in &options.urls {
+            let DatabaseUrl::Postgres(text) = url else {
+                return Err(ConnectError::InvalidUrl(
+                    "a read replica must be a postgres:// URL",
+                ));
+            };
+            let mut config = ManagerConfig::default();
+            config.custom_setup = Box::new(setup_postgres);
+            config.recycling_method = RecyclingMethod::Fast;
+            let manager = AsyncDieselConnectionManager::new_with_config(text, config);
+            let replica = DeadPool::builder(manager)
+                .max_size(pool.max_size.max(1))
+                .build()
+                .map_err(ConnectError::Pool)?;
+            members.push((url.location(), replica));
+        }
+        let replicas = Arc::new(Replicas::new(members, options.positions, options.max_lag));
+        spawn_monitor(Arc::downgrade(&replicas), primary.clone());
+        self.replicas = Some(replicas);
+        Ok(self)
     }
 }
 

@@ -45,6 +45,23 @@ impl DatabaseUrl {
         }
     }
 
+    /// `host:port/database` (or the SQLite path), for names in logs and metrics: no user,
+    /// password or parameters.
+    pub fn location(&self) -> String {
+        match self {
+            Self::Sqlite(path) => path.display().to_string(),
+            Self::Postgres(url) => {
+                let rest = url.split_once("://").map_or(url.as_str(), |(_, rest)| rest);
+                let rest = rest.split_once('?').map_or(rest, |(before, _)| before);
+                let authority_end = rest.find('/').unwrap_or(rest.len());
+                let host = rest[..authority_end]
+                    .rsplit_once('@')
+                    .map_or(&rest[..authority_end], |(_, host)| host);
+                format!("{host}{}", &rest[authority_end..])
+            }
+        }
+    }
+
     pub fn backend_name(&self) -> &'static str {
         match self {
             Self::Sqlite(_) => "sqlite",

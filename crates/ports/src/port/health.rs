@@ -34,6 +34,9 @@ pub enum Unhealthy {
     /// database another version migrated back down).
     #[error("{missing} embedded migration(s) not applied")]
     SchemaBehind { missing: usize },
+    /// Answers, but too far behind to serve (a read replica).
+    #[error("lagging")]
+    Lagging(#[source] BoxError),
 }
 
 impl Unhealthy {
@@ -42,6 +45,7 @@ impl Unhealthy {
         match self {
             Self::Unreachable(_) => "unreachable",
             Self::SchemaBehind { .. } => "schema_outdated",
+            Self::Lagging(_) => "lagging",
         }
     }
 }
@@ -64,4 +68,52 @@ pub struct PoolStats {
     pub waiting: usize,
     /// Checkouts that gave up since the start (the request was answered 503).
     pub wait_timeouts: u64,
+}
+
+/// How the database's read replicas stand, read at each metrics scrape and by the readiness
+/// probe.
+#[cfg_attr(feature = "mocks", mockall::automock)]
+pub trait ReplicaMonitor: Send + Sync {
+    fn replica_stats(&self) -> ReplicaStats;
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ReplicaStats {
+    pub replicas: Vec<ReplicaStatus>,
+    /// API reads answered by the primary, and by a replica, since the start.
+    pub reads_on_primary: u64,
+    pub reads_on_replicas: u64,
+    /// Times a replica entered or left the rotation since the start.
+    pub rotation_changes: u64,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ReplicaStatus {
+    /// `host:port/database`, without credentials.
+    pub name: String,
+    pub state: ReplicaState,
+    /// How far behind the primary it was at the last poll; `None` when down.
+    pub lag_ms: Option<u64>,
+}
+
+/// Where a replica stands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ReplicaState {
+    /// Answers and is close enough behind the primary: reads go to it.
+    InRotation,
+    /// Answers but is further behind than allowed: its reads go to the primary.
+    Lagging,
+    /// Does not answer: its reads go to the primary.
+    Down,
+}
+
+impl ReplicaState {
+    /// A stable snake_case word for logs, the readiness report and metrics labels.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Self::InRotation => "in_rotation",
+            Self::Lagging => "lagging",
+            Self::Down => "down",
+        }
+    }
 }

@@ -10,6 +10,7 @@ mod loyalty;
 mod orders;
 mod owners;
 mod rate_limit;
+mod replication;
 mod runtime;
 mod sessions;
 mod shops;
@@ -18,13 +19,17 @@ mod stock;
 pub use bulk_load::{BulkBatch, BulkLoader};
 pub use catalogue::CatalogueRepository;
 pub use clients::ClientRepository;
-pub use health::{HealthCheck, PoolMonitor, PoolStats, Unhealthy};
+pub use health::{
+    HealthCheck, PoolMonitor, PoolStats, ReplicaMonitor, ReplicaState, ReplicaStats, ReplicaStatus,
+    Unhealthy,
+};
 pub use import::{ImportCounts, ImportReport, ImportRepository, ImportStoreError};
 pub use keys::{ApiKeyStore, HashError, KeyMaterial, KeyUsageSink, SecretHasher};
 pub use loyalty::LoyaltyRepository;
 pub use orders::OrderRepository;
 pub use owners::{OwnerStore, PasswordHasher};
 pub use rate_limit::{RateLimitStore, RateStoreError, Reservation, Slot};
+pub use replication::{ReadScope, WritePosition, WritePositions, read_scope, reading_in};
 pub use runtime::{Clock, IdGenerator, RandomTokens};
 pub use sessions::{SessionStore, SignedIn};
 pub use shops::ShopStore;
@@ -40,7 +45,7 @@ pub use catalogue::MockCatalogueRepository;
 #[cfg(feature = "mocks")]
 pub use clients::MockClientRepository;
 #[cfg(feature = "mocks")]
-pub use health::{MockHealthCheck, MockPoolMonitor};
+pub use health::{MockHealthCheck, MockPoolMonitor, MockReplicaMonitor};
 #[cfg(feature = "mocks")]
 pub use import::MockImportRepository;
 #[cfg(feature = "mocks")]
@@ -53,6 +58,8 @@ pub use orders::MockOrderRepository;
 pub use owners::{MockOwnerStore, MockPasswordHasher};
 #[cfg(feature = "mocks")]
 pub use rate_limit::{MockRateLimitStore, mock_on_real_windows};
+#[cfg(feature = "mocks")]
+pub use replication::MockWritePositions;
 #[cfg(feature = "mocks")]
 pub use runtime::{MockClock, MockIdGenerator, MockRandomTokens};
 #[cfg(feature = "mocks")]
