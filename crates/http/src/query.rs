@@ -13,7 +13,7 @@
 
 use std::fmt::Display;
 
-use shop_domain::pagination::CursorKind;
+use shop_domain::pagination::{CursorKind, InvalidCursor};
 use shop_domain::sync::{ChangedSince, changed_cursor_position, parse_updated_since};
 use shop_domain::text::refuse_nul;
 
@@ -88,23 +88,30 @@ impl QueryParams {
         }
     }
 
-    /// Whether the parameter was given, valid or not.
-    pub fn has(&self, name: &str) -> bool {
-        self.values.iter().any(|(given, _)| *given == name)
-    }
-
-    /// `updatedSince` of a list that can be walked by changes (`shop_domain::sync`), and its
-    /// `cursor`, which is then one of that walk (of cursor kind `kind`).
-    pub fn changed_walk<Id>(
+    /// The `cursor` and `updatedSince` of a list that can also be walked by changes
+    /// (`shop_domain::sync`). Without `updatedSince`, the cursor is one of the list's usual
+    /// order (`usual`); with it, one of the walk by changes (cursor kind `changed`, ids read by
+    /// `parse_id`). An invalid `updatedSince` is reported alone, not with its cursor.
+    pub fn walk<Position, Id>(
         &mut self,
-        kind: CursorKind,
+        usual: impl FnOnce(&str) -> Result<Position, InvalidCursor>,
+        changed: CursorKind,
         parse_id: impl Fn(&str) -> Option<Id>,
-    ) -> Option<ChangedSince<Id>> {
-        let since = self.get("updatedSince", parse_updated_since)?;
+    ) -> (Option<Position>, Option<ChangedSince<Id>>) {
+        if !self
+            .values
+            .iter()
+            .any(|(given, _)| *given == "updatedSince")
+        {
+            return (self.get("cursor", usual), None);
+        }
+        let Some(since) = self.get("updatedSince", parse_updated_since) else {
+            return (None, None);
+        };
         let after = self.get("cursor", |text| {
-            changed_cursor_position(text, kind, &parse_id)
+            changed_cursor_position(text, changed, &parse_id)
         });
-        Some(ChangedSince { since, after })
+        (None, Some(ChangedSince { since, after }))
     }
 
     /// Records a problem found across parameters (such as a range whose bounds are reversed)

@@ -70,12 +70,9 @@ pub async fn show(
 
 fn list_query(raw: &str) -> Result<ClientListQuery, ApiError> {
     let mut params = QueryParams::parse(raw, LIST_PARAMETERS)?;
-    let changed = params.changed_walk(CursorKind::ClientsChanged, |id| ClientId::parse(id).ok());
-    let after = if params.has("updatedSince") {
-        None
-    } else {
-        params.get("cursor", client_cursor_position)
-    };
+    let (after, changed) = params.walk(client_cursor_position, CursorKind::ClientsChanged, |id| {
+        ClientId::parse(id).ok()
+    });
     let limit = params.get("limit", PageLimit::parse);
     // A blank `q` is no search.
     let search = params.get("q", ClientSearch::parse).flatten();

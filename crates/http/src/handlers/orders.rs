@@ -85,12 +85,9 @@ pub async fn show(
 /// reversed dates once both parse.
 fn list_query(raw: &str) -> Result<OrderListQuery, ApiError> {
     let mut params = QueryParams::parse(raw, LIST_PARAMETERS)?;
-    let changed = params.changed_walk(CursorKind::OrdersChanged, |id| OrderId::parse(id).ok());
-    let before = if params.has("updatedSince") {
-        None
-    } else {
-        params.get("cursor", order_cursor_position)
-    };
+    let (before, changed) = params.walk(order_cursor_position, CursorKind::OrdersChanged, |id| {
+        OrderId::parse(id).ok()
+    });
     let limit = params.get("limit", PageLimit::parse);
     let status = params.get("status", str::parse::<OrderStatus>);
     let payment_status = params.get("paymentStatus", str::parse::<PaymentStatus>);

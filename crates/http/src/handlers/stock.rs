@@ -118,12 +118,9 @@ pub async fn adjust(
 /// The list's parameters as a domain query; every invalid parameter is reported at once.
 fn list_query(raw: &str) -> Result<StockListQuery, ApiError> {
     let mut params = QueryParams::parse(raw, LIST_PARAMETERS)?;
-    let changed = params.changed_walk(CursorKind::StockChanged, |id| VariantId::parse(id).ok());
-    let after = if params.has("updatedSince") {
-        None
-    } else {
-        params.get("cursor", stock_cursor_position)
-    };
+    let (after, changed) = params.walk(stock_cursor_position, CursorKind::StockChanged, |id| {
+        VariantId::parse(id).ok()
+    });
     let limit = params.get("limit", PageLimit::parse);
     let product_id = params.get("productId", |text| ProductId::parse(text));
     // A blank `q` is no search.
