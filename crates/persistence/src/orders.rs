@@ -135,7 +135,20 @@ impl_for_each_backend! {
                 .filter(orders::shop_id.eq(shop.as_str()))
                 .into_boxed();
             query = match &page.changed {
-                None => query.order((orders::created_at_ms.desc(), orders::id.desc())),
+                None => {
+                    if let Some((at, id)) = &page.before {
+                        // Strictly after the cursor's row in list order. The first bound is
+                        // implied by the second, but only it is an index range: PostgreSQL does
+                        // not turn the OR into one and would read every row newer than the
+                        // cursor (500,000 index entries for a page 500,000 rows deep).
+                        query = query.filter(orders::created_at_ms.le(at.millis())).filter(
+                            orders::created_at_ms.lt(at.millis()).or(orders::created_at_ms
+                                .eq(at.millis())
+                                .and(orders::id.lt(id.as_str()))),
+                        );
+                    }
+                    query.order((orders::created_at_ms.desc(), orders::id.desc()))
+                }
                 // `updatedSince`: the walk is (shop_id, updated_at_ms, id), in order.
                 Some(changed) => {
                     query = query.filter(orders::updated_at_ms.ge(changed.since.millis()));
@@ -166,17 +179,6 @@ impl_for_each_backend! {
             }
             if let Some(to) = page.created_to {
                 query = query.filter(orders::created_at_ms.le(to.millis()));
-            }
-            if let Some((at, id)) = page.before.as_ref().filter(|_| page.changed.is_none()) {
-                // Strictly after the cursor's row in list order. The first bound is implied by
-                // the second, but only it is an index range: PostgreSQL does not turn the OR
-                // into one and would read every row newer than the cursor (500,000 index
-                // entries for a page 500,000 rows deep).
-                query = query.filter(orders::created_at_ms.le(at.millis())).filter(
-                    orders::created_at_ms.lt(at.millis()).or(orders::created_at_ms
-                        .eq(at.millis())
-                        .and(orders::id.lt(id.as_str()))),
-                );
             }
             let overfetch = i64::try_from(page.limit.get() + 1).unwrap_or(i64::MAX);
             query.limit(overfetch)
