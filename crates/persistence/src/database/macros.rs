@@ -29,39 +29,34 @@ macro_rules! with_conn {
 pub(crate) use with_conn;
 
 /// `with_read_conn!(db, |conn| body)`: like [`with_conn!`], for an API read that a replica may
-/// answer (`database/replicas.rs`): on one the request's read scope allows, and on the
-/// primary when none does or the replica fails (which takes it out of rotation). `body` is
-/// also expanded for the replica's PostgreSQL connection.
+/// answer (`database/replicas.rs`): on one the request's read scope allows, else on the
+/// primary, and again on the primary when the replica fails it (`Replicas::answered`).
+/// `body` is also expanded for the replica's PostgreSQL connection.
 macro_rules! with_read_conn {
     ($db:expr, |$conn:ident| $body:expr) => {{
         let db: &$crate::database::Database = $db;
-        let mut answered = None;
-        if let Some(replicas) = db.replicas.as_deref() {
-            if let Some(member) = replicas.for_read() {
-                let outcome = match member.checkout().await {
-                    Ok(mut object) => {
-                        let $conn: &mut ::diesel_async::AsyncPgConnection = &mut object;
-                        ($body).map_err($crate::error::DbError::from)
-                    }
-                    Err(error) => Err(error),
-                };
-                match outcome {
-                    Err(error) if error.is_unavailable() => replicas.failed(member, &error),
-                    outcome => {
-                        replicas.served_by_replica();
-                        answered = Some(outcome);
-                    }
-                }
-            }
-        }
-        match answered {
-            Some(outcome) => outcome,
-            None => {
-                if let Some(replicas) = db.replicas.as_deref() {
+        let on_replica = match db.replicas.as_deref() {
+            None => None,
+            Some(replicas) => match replicas.for_read() {
+                None => {
                     replicas.served_by_primary();
+                    None
                 }
-                $crate::database::with_conn!(db, |$conn| $body)
-            }
+                Some(member) => {
+                    let outcome = match member.checkout().await {
+                        Ok(mut object) => {
+                            let $conn: &mut ::diesel_async::AsyncPgConnection = &mut object;
+                            ($body).map_err($crate::error::DbError::from)
+                        }
+                        Err(error) => Err(error),
+                    };
+                    replicas.answered(member, outcome)
+                }
+            },
+        };
+        match on_replica {
+            Some(answer) => Ok(answer),
+            None => $crate::database::with_conn!(db, |$conn| $body),
         }
     }};
 }

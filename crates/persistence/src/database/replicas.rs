@@ -9,8 +9,8 @@
 //! one log line and one count in `/metrics`.
 //!
 //! A read goes to a replica only when its scope allows it ([`shop_ports::port::read_scope`]):
-//! any replica in rotation, or one that has replayed the key's last write. A replica that
-//! fails a read is taken out of rotation at once, and the read runs again on the primary.
+//! any replica in rotation, or one that has replayed the key's last write. A read a replica
+//! fails runs again on the primary, and an unreachable replica leaves the rotation at once.
 
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
@@ -112,13 +112,27 @@ impl Replicas {
         self.reads_on_primary.fetch_add(1, Ordering::Relaxed);
     }
 
-    pub(crate) fn served_by_replica(&self) {
-        self.reads_on_replicas.fetch_add(1, Ordering::Relaxed);
-    }
-
-    /// A replica failed a read: out of rotation until the monitor sees it answer again.
-    pub(crate) fn failed(&self, member: &Member, error: &DbError) {
-        self.change(member, ReplicaState::Down, None, None, Some(error));
+    /// What `member` answered to a read: kept when it succeeded; otherwise `None`, and the
+    /// read runs again on the primary. Reads change nothing, so running one twice is safe, and
+    /// a replica can fail a read the primary answers: unreachable (it then leaves the
+    /// rotation until the monitor sees it answer) or, on a hot standby, cancelled by a
+    /// conflict with the replay of the primary's log.
+    pub(crate) fn answered<T>(&self, member: &Member, outcome: Result<T, DbError>) -> Option<T> {
+        match outcome {
+            Ok(answer) => {
+                self.reads_on_replicas.fetch_add(1, Ordering::Relaxed);
+                return Some(answer);
+            }
+            Err(error) if error.is_unavailable() => {
+                self.change(member, ReplicaState::Down, None, None, Some(&error));
+            }
+            Err(error) => tracing::warn!(
+                replica = %member.name, error = %error,
+                "a read failed on a replica: running it on the primary"
+            ),
+        }
+        self.served_by_primary();
+        None
     }
 
     /// Remembers the primary's current log position for `key`, after its write committed.
