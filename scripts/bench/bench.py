@@ -115,12 +115,14 @@ def start_api(settings, dataset, key, replica_url=None, role=""):
 
 
 def pick_search_terms(api, settings):
-    """Two `q` terms of 3+ characters found at both sizes: a common one, the longest word of
+    """Three `q` terms of 3+ characters found at both sizes: a common one, the longest word of
     the small table's first product's name (an index-less walk of the list finds a page of
-    those quickly), and a rare one, that product's own code (SKU, EAN or a variant's code:
-    only an index finds it without reading the whole table). Seeding is deterministic, so the
-    first product is the same at both sizes. BENCH_SEARCH_TERM / BENCH_RARE_SEARCH_TERM
-    override them."""
+    those quickly), a rare one, that product's own code (SKU, EAN or a variant's code: only an
+    index finds it without reading the whole table), and a code prefix, that code without its
+    last two characters (seeded codes end with the product's number, so the prefix is held by
+    the few products numbered in the same hundred, at both sizes). Seeding is deterministic, so
+    the first product is the same at both sizes. BENCH_SEARCH_TERM / BENCH_RARE_SEARCH_TERM
+    override the first two; the prefix follows the rare term."""
     first = api.get_json(f"{API}/products?limit=1")["data"]
     if not first:
         raise Failure("the small dataset has no product to take search terms from")
@@ -140,7 +142,7 @@ def pick_search_terms(api, settings):
         rare = next((c.lower() for c in codes if c and len(c) >= 3), None)
         if rare is None:
             raise Failure(f"product {product['id']} has no code: set BENCH_RARE_SEARCH_TERM")
-    return {"common": common, "rare": rare}
+    return {"common": common, "rare": rare, "prefix": rare[:max(3, len(rare) - 2)]}
 
 
 def search_path(term):

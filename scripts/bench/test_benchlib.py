@@ -864,9 +864,11 @@ class PlansTest(unittest.TestCase):
                          "SEARCH orders USING INDEX x\n  LIST SUBQUERY\n"
                          "USE TEMP B-TREE FOR ORDER BY")
 
-    def test_terms_become_like_patterns_and_fts_phrases(self):
+    def test_terms_become_like_patterns_and_suffix_index_ranges(self):
         self.assertEqual(plans._like("50%_a\\b"), "%50\\%\\_a\\\\b%")
-        self.assertEqual(plans._phrase('say "hi"'), '"say ""hi"""')
+        self.assertEqual(plans._index_range("trs-00"), ("trs-00", "trs-01"))
+        self.assertEqual(plans._index_range("3760000000017 and more"),
+                         ("3760000000017 an", "3760000000017 ao"))
 
 
 class ConfigTest(unittest.TestCase):

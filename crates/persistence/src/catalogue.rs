@@ -3,9 +3,8 @@
 //! whatever the number of products: the products with their category and brand names and
 //! their variants by LEFT JOIN, the page's products chosen by a subquery so that its `LIMIT`
 //! counts products, not variants. No N+1, and one statement rather than two (see
-//! docs/PERFORMANCE.md). A search (`q`) of three characters
-//! or more costs up to three more on SQLite: where its bounded walk ends, then, if that walk did
-//! not fill the page, the search index's matches and a second read of the page (see [`search`]).
+//! docs/PERFORMANCE.md). A search (`q`) of three characters or more costs one more: a read of
+//! the search index that tells the page which products to test (see [`search`]).
 
 pub(crate) mod search;
 
@@ -58,29 +57,15 @@ impl_for_each_backend! {
             shop: &ShopId,
             selection: Selection<'_>,
         ) -> Result<Vec<Product>, DbError> {
-            // A search may take a second read of the page, along another path (see [`search`]).
-            let search = match selection {
-                Selection::Page(page) => page.search.as_ref().map(|term| (term, page)),
-                Selection::Ids(_) => None,
+            let path = match selection {
+                Selection::Page(ProductListQuery {
+                    search: Some(term),
+                    limit,
+                    ..
+                }) => self.search_path(shop, term, limit.get()).await?,
+                _ => SearchPath::Walk,
             };
-            let mut path = match search {
-                Some((term, page)) => {
-                    let after = page.after.as_ref().map(|id| id.as_str());
-                    self.first_path(shop, term, after, page.limit.get()).await?
-                }
-                None => SearchPath::Walk,
-            };
-            loop {
-                let loaded = self.products_with_variants(shop, selection, &path).await?;
-                match (&path, search) {
-                    (SearchPath::WalkThrough(_), Some((term, page)))
-                        if loaded.len() <= page.limit.get() =>
-                    {
-                        path = self.past_window(shop, term, page.limit.get()).await?;
-                    }
-                    _ => return Ok(loaded),
-                }
-            }
+            self.products_with_variants(shop, selection, &path).await
         }
     }
 }
@@ -218,9 +203,6 @@ impl_for_each_backend! {
                 );
                 match path {
                     SearchPath::Walk => {}
-                    SearchPath::WalkThrough(last) => {
-                        query = query.filter(products::id.le(last.as_str()));
-                    }
                     SearchPath::Candidates(ids) if ids.is_empty() => return None,
                     SearchPath::Candidates(ids) => {
                         query = query.filter(one_of(products::id, ids));

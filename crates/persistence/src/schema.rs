@@ -82,6 +82,17 @@ diesel::table! {
 }
 
 diesel::table! {
+    /// The product search index: every suffix of each line of a product's search text, cut to
+    /// 16 characters (migration `2026-11-25-030000_product_search_suffixes`, written by its
+    /// triggers only; `catalogue::search` reads it).
+    product_search_suffixes (shop_id, suffix, product_id) {
+        shop_id -> Text,
+        suffix -> Text,
+        product_id -> Text,
+    }
+}
+
+diesel::table! {
     variants (id) {
         id -> Text,
         shop_id -> Text,
@@ -264,6 +275,7 @@ diesel::allow_tables_to_appear_in_same_query!(
     brands,
     loyalty_tiers,
     products,
+    product_search_suffixes,
     variants,
     stock_movements,
     idempotency_records,

@@ -48,8 +48,11 @@ def _like(term):
     return f"%{escaped}%"
 
 
-def _phrase(term):
-    return '"' + term.replace('"', '""') + '"'
+def _index_range(term):
+    """The suffix index's range for a term (catalogue/search.rs): its first 16 characters, and
+    those with the last one's code point plus one (the bench's terms end in no U+10FFFF)."""
+    low = term[:16]
+    return low, low[:-1] + chr(ord(low[-1]) + 1)
 
 
 def parameters(dataset, shop_id, common_term, deep_rows):
@@ -67,24 +70,21 @@ def parameters(dataset, shop_id, common_term, deep_rows):
     client = _query(dataset, f"SELECT client_id {newest} AND client_id IS NOT NULL {by_date} "
                              "LIMIT 1")
     rare = (sku or ean or middle_id).lower()
-    # Where the search's first, bounded walk ends for a page of 20 (catalogue/search.rs).
-    window = _query(dataset, f"SELECT id FROM products WHERE shop_id = {shop} ORDER BY id "
-                             "LIMIT 1 OFFSET 1049")
+    common = common_term.lower()
+    (rare_low, rare_high), (common_low, common_high) = _index_range(rare), _index_range(common)
     found = {
         "shop_id": shop_id,
         "product_after": middle_id,
-        "rare_term": rare, "rare_like": _like(rare), "rare_phrase": _phrase(rare),
+        "rare_term": rare, "rare_like": _like(rare), "rare_low": rare_low, "rare_high": rare_high,
         "rare_ids_json": json.dumps([middle_id]),
-        "common_term": common_term.lower(), "common_like": _like(common_term.lower()),
-        "common_phrase": _phrase(common_term.lower()),
+        "common_term": common, "common_like": _like(common),
+        "common_low": common_low, "common_high": common_high,
         "deep_at": int(deep_at), "deep_id": deep_id,
     }
     # SQLite binds a list of ids as one JSON array (crates/persistence/src/one_of.rs).
     found.update(product_ids_json=json.dumps(first), order_ids_json=json.dumps(orders))
     if client:
         found["client_id"] = client[0][0]
-    if window:
-        found["window_end"] = window[0][0]
     return found
 
 

@@ -1,88 +1,53 @@
-//! How the product list reaches the products a search (`q`) keeps, and the search index's
-//! query on SQLite.
+//! How the product list reaches the products a search (`q`) keeps, the same way on both
+//! databases.
 //!
 //! The list always filters `q` with `search_text LIKE '%term%'`: that filter is the exact
 //! answer. What differs is how the database reaches the rows to test. Two ways exist, and which
 //! is cheaper depends on how many products hold the term:
 //! - walking the (shop, id) index in list order and testing each product stops after `limit + 1`
 //!   matches: cheap for a common term, a read of the whole catalogue for a rare one;
-//! - reading the matches from a trigram index, then sorting them by id: cheap for a rare term,
-//!   for a common one a read of the index's long match lists (whatever the `LIMIT`: FTS5 reads a
-//!   phrase's trigram lists in full) and a sort of thousands of rows.
+//! - reading the term's entries in the suffix index (`product_search_suffixes`, see the
+//!   migration `2026-11-25-030000_product_search_suffixes`): a term lies inside a line of a
+//!   product's search text (its name or one of its codes) exactly when it begins one of that
+//!   line's suffixes, so one range read finds the products holding it, reading their entries and
+//!   no others, whatever the catalogue's size. Cheap for a rare term; for a common one, thousands
+//!   of entries and a sort of their products.
 //!
-//! On PostgreSQL the trigram GIN index serves the LIKE as written and the planner chooses from
-//! its statistics (it estimates a `LIKE '%…%'` from the column's histogram): nothing to do here.
+//! So a term of three or more characters on one line first reads at most
+//! [`INDEX_PROBE_PER_ROW`] × (`limit` + 1) + 1 of its entries. If that is all of them, the page
+//! query keeps only their products (and sorts only them); if there are more, the term is common,
+//! and the page query walks, filling its page after about catalogue size / matches products.
+//! A shorter term has no entries of its own (suffixes are three characters or more), and a term
+//! holding a line feed spans lines, which the index keeps apart: both walk.
 //!
-//! SQLite's planner knows nothing of an FTS5 table's contents, so the choice is made here, for a
-//! term of three or more characters (a shorter one has no trigram and always walks):
-//! 1. a bounded walk: at most [`WALK_WINDOW_PER_ROW`] × (`limit` + 1) products past the cursor.
-//!    A term that common fills its page there, at a cost that depends on how common the term is,
-//!    not on the catalogue's size. If fewer products than that remain, the walk is the whole
-//!    answer;
-//! 2. if the window did not fill the page, the term is rare near the cursor: one query reads the
-//!    ids of at most [`INDEX_PROBE_PER_ROW`] × (`limit` + 1) of the shop's products that the FTS5
-//!    index (`products_search`, see the migration `2026-11-21-120000_search_indexes`) matches.
-//!    If that is all of them, the page query keeps only those ids (and sorts only them); if
-//!    there are more, the term is common further on, and the page query walks without bound.
-//!
-//! Like PostgreSQL's estimate, this assumes matches spread along the id order: a term held only
-//! by products far past the window but by more than the probe's bound makes the last walk long.
+//! Like a planner's estimate, this assumes matches spread along the id order: a term held by
+//! more products than the probe reads, all of them far past the cursor, makes the walk long.
 
 use diesel::prelude::*;
-use diesel::sql_types::Text;
-use diesel_async::{AsyncPgConnection, RunQueryDsl};
+use diesel_async::RunQueryDsl;
 use shop_domain::id::ShopId;
 use shop_domain::text::SearchTerm;
 
-use crate::database::SqliteConn;
+use crate::database::impl_for_each_backend;
 use crate::error::DbError;
-use crate::schema::products;
+use crate::schema::product_search_suffixes;
 
-/// How far the first, bounded walk goes, per row asked for: a term held by at least one product in
-/// this many fills its page within the window.
-pub(crate) const WALK_WINDOW_PER_ROW: usize = 50;
-
-/// Above this many index matches per row asked for, a walk along the id index is the cheaper way
+/// Above this many index entries per row asked for, a walk along the id index is the cheaper way
 /// to a page: with matches spread evenly it reads fewer than catalogue size / this many products.
 pub(crate) const INDEX_PROBE_PER_ROW: usize = 50;
 
-/// A trigram is three characters: a shorter term matches nothing in the index.
+/// The index keeps suffixes of three characters or more: a shorter term begins none of its own.
 const MIN_INDEXED_CHARS: usize = 3;
 
-/// The FTS5 table and each product's document number in it (SQLite only).
-mod fts {
-    diesel::table! {
-        /// One row per product; `doc` is the FTS row's rowid.
-        product_search_docs (doc) {
-            doc -> BigInt,
-            product_id -> Text,
-            shop_id -> Text,
-        }
-    }
-
-    diesel::table! {
-        /// The FTS5 trigram table; its rowid is `product_search_docs.doc`.
-        products_search (rowid) {
-            rowid -> BigInt,
-            search_text -> Text,
-        }
-    }
-
-    diesel::allow_tables_to_appear_in_same_query!(product_search_docs, products_search);
-
-    // `column MATCH 'query'`: FTS5's full-text condition, restricted to that column.
-    diesel::infix_operator!(Matches, " MATCH ");
-}
+/// The index keeps each suffix's first 16 characters (the migration's `16`): a longer term is
+/// looked up by its own first 16, whose entries hold all of its matches.
+pub(crate) const INDEXED_SUFFIX_CHARS: usize = 16;
 
 /// How the page query reaches the products its LIKE tests.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) enum SearchPath {
     /// Along the id index from the cursor until the page is full.
     Walk,
-    /// Along the id index from the cursor, but no further than this product id. A page that is
-    /// not full by then says nothing yet of the products past it: the caller asks
-    /// [`ProductSearchIndex::past_window`] for the way on and reads the page again.
-    WalkThrough(String),
     /// Only these of the shop's products: a superset of those whose search text holds the term
     /// (the LIKE still decides). Empty: nothing matches.
     Candidates(Vec<String>),
@@ -90,17 +55,8 @@ pub(crate) enum SearchPath {
 
 /// How the page query should narrow a search.
 pub(crate) trait ProductSearchIndex {
-    /// The first way to read a page of products holding `term`, after `after` (the cursor).
-    fn first_path(
-        &mut self,
-        shop: &ShopId,
-        term: &SearchTerm,
-        after: Option<&str>,
-        limit: usize,
-    ) -> impl Future<Output = Result<SearchPath, DbError>> + Send;
-
-    /// The way on when a [`SearchPath::WalkThrough`] did not fill the page.
-    fn past_window(
+    /// The way to read a page of `limit` products holding `term`.
+    fn search_path(
         &mut self,
         shop: &ShopId,
         term: &SearchTerm,
@@ -108,105 +64,118 @@ pub(crate) trait ProductSearchIndex {
     ) -> impl Future<Output = Result<SearchPath, DbError>> + Send;
 }
 
-impl ProductSearchIndex for AsyncPgConnection {
-    async fn first_path(
-        &mut self,
-        _shop: &ShopId,
-        _term: &SearchTerm,
-        _after: Option<&str>,
-        _limit: usize,
-    ) -> Result<SearchPath, DbError> {
-        // The planner picks the trigram index for the LIKE when it pays.
-        Ok(SearchPath::Walk)
-    }
-
-    async fn past_window(
-        &mut self,
-        _shop: &ShopId,
-        _term: &SearchTerm,
-        _limit: usize,
-    ) -> Result<SearchPath, DbError> {
-        // Not reached: `first_path` never bounds a walk here. A walk is the right answer anyway.
-        Ok(SearchPath::Walk)
+impl_for_each_backend! {
+    impl ProductSearchIndex {
+        async fn search_path(
+            &mut self,
+            shop: &ShopId,
+            term: &SearchTerm,
+            limit: usize,
+        ) -> Result<SearchPath, DbError> {
+            let Some((low, high)) = index_range(term) else {
+                return Ok(SearchPath::Walk);
+            };
+            let most = INDEX_PROBE_PER_ROW.saturating_mul(limit.saturating_add(1));
+            let sql_limit = i64::try_from(most.saturating_add(1)).unwrap_or(i64::MAX);
+            let mut probe = product_search_suffixes::table
+                .filter(product_search_suffixes::shop_id.eq(shop.as_str()))
+                .filter(product_search_suffixes::suffix.ge(low))
+                .select(product_search_suffixes::product_id)
+                .limit(sql_limit)
+                .into_boxed();
+            if let Some(high) = high {
+                probe = probe.filter(product_search_suffixes::suffix.lt(high));
+            }
+            let mut ids: Vec<String> = probe.load(self).await?;
+            if ids.len() > most {
+                return Ok(SearchPath::Walk);
+            }
+            // A product has an entry per suffix the term begins: one candidate each.
+            ids.sort_unstable();
+            ids.dedup();
+            Ok(SearchPath::Candidates(ids))
+        }
     }
 }
 
-impl ProductSearchIndex for SqliteConn {
-    async fn first_path(
-        &mut self,
-        shop: &ShopId,
-        term: &SearchTerm,
-        after: Option<&str>,
-        limit: usize,
-    ) -> Result<SearchPath, DbError> {
-        if term.as_str().chars().count() < MIN_INDEXED_CHARS {
-            return Ok(SearchPath::Walk);
-        }
-        // The window's last product: the one `window - 1` places past the first after the cursor.
-        let window = WALK_WINDOW_PER_ROW.saturating_mul(limit.saturating_add(1));
-        let offset = i64::try_from(window.saturating_sub(1)).unwrap_or(i64::MAX);
-        let mut last = products::table
-            .filter(products::shop_id.eq(shop.as_str()))
-            .select(products::id)
-            .order(products::id.asc())
-            .limit(1)
-            .offset(offset)
-            .into_boxed();
-        if let Some(after) = after {
-            last = last.filter(products::id.gt(after));
-        }
-        let last: Option<String> = last.get_result(self).await.optional()?;
-        // Fewer products than the window remain: walking them all is the bounded walk.
-        Ok(last.map_or(SearchPath::Walk, SearchPath::WalkThrough))
+/// The suffix index's entries that a term begins: from its first [`INDEXED_SUFFIX_CHARS`]
+/// characters up to (without) their successor, `None` for no bound. `None` altogether when the
+/// term has no entries of its own: too short, or spanning lines.
+fn index_range(term: &SearchTerm) -> Option<(String, Option<String>)> {
+    let term = term.as_str();
+    if term.chars().count() < MIN_INDEXED_CHARS || term.contains('\n') {
+        return None;
     }
-
-    async fn past_window(
-        &mut self,
-        shop: &ShopId,
-        term: &SearchTerm,
-        limit: usize,
-    ) -> Result<SearchPath, DbError> {
-        let most = INDEX_PROBE_PER_ROW.saturating_mul(limit.saturating_add(1));
-        let sql_limit = i64::try_from(most.saturating_add(1)).unwrap_or(i64::MAX);
-        let ids: Vec<String> = fts::product_search_docs::table
-            .inner_join(
-                fts::products_search::table
-                    .on(fts::products_search::rowid.eq(fts::product_search_docs::doc)),
-            )
-            .filter(fts::product_search_docs::shop_id.eq(shop.as_str()))
-            .filter(fts::Matches::new(
-                fts::products_search::search_text,
-                phrase(term).into_sql::<Text>(),
-            ))
-            .select(fts::product_search_docs::product_id)
-            .limit(sql_limit)
-            .load(self)
-            .await?;
-        Ok(if ids.len() <= most {
-            SearchPath::Candidates(ids)
-        } else {
-            SearchPath::Walk
-        })
-    }
+    let low: String = term.chars().take(INDEXED_SUFFIX_CHARS).collect();
+    let high = successor(&low);
+    Some((low, high))
 }
 
-/// The term as one FTS5 string (double quotes doubled): a phrase whose trigrams must follow
-/// each other, that is the term as a substring, whatever characters it holds (FTS5 operators,
-/// LIKE wildcards and quotes are all literal inside it).
-fn phrase(term: &SearchTerm) -> String {
-    format!("\"{}\"", term.as_str().replace('"', "\"\""))
+/// The least string greater than every string that starts with `prefix`, in code point order
+/// (PostgreSQL's "C" collation and SQLite's BINARY, over UTF-8): the prefix with its last
+/// character replaced by the next one, after dropping trailing U+10FFFF, which has no next.
+/// `None` when nothing is left: every string from `prefix` on starts with it.
+fn successor(prefix: &str) -> Option<String> {
+    let mut chars: Vec<char> = prefix.chars().collect();
+    while let Some(last) = chars.pop() {
+        // The code point after `last`, skipping the surrogates, which no string holds.
+        let next = match u32::from(last) + 1 {
+            0xD800 => Some('\u{E000}'),
+            code => char::from_u32(code),
+        };
+        if let Some(next) = next {
+            chars.push(next);
+            return Some(chars.into_iter().collect());
+        }
+    }
+    None
 }
 
 #[cfg(test)]
 mod tests {
-    use super::phrase;
+    use proptest::prelude::*;
     use shop_domain::text::SearchTerm;
 
+    use super::{index_range, successor};
+
+    fn term(raw: &str) -> SearchTerm {
+        SearchTerm::parse(raw).unwrap().unwrap()
+    }
+
     #[test]
-    fn a_term_is_one_quoted_phrase() {
-        let term = |raw: &str| SearchTerm::parse(raw).unwrap().unwrap();
-        assert_eq!(phrase(&term("Laine")), "\"laine\"");
-        assert_eq!(phrase(&term("12\" pouces")), "\"12\"\" pouces\"");
-        assert_eq!(phrase(&term("a OR b*")), "\"a or b*\"");
+    fn a_term_reads_the_entries_it_begins() {
+        let range = |raw: &str| index_range(&term(raw));
+        assert_eq!(
+            range("TRS-00"),
+            Some(("trs-00".to_owned(), Some("trs-01".to_owned())))
+        );
+        assert_eq!(range("lainé"), Some(("lainé".into(), Some("lainê".into()))));
+        // Cut like the stored suffixes.
+        assert_eq!(
+            range("3760000000017 and more"),
+            Some(("3760000000017 an".into(), Some("3760000000017 ao".into())))
+        );
+        assert_eq!(range("ab"), None, "shorter than any entry");
+        assert_eq!(range("ab\ncd"), None, "across two lines");
+    }
+
+    #[test]
+    fn the_successor_steps_over_what_has_no_next() {
+        assert_eq!(successor("ab\u{10FFFF}").as_deref(), Some("ac"));
+        assert_eq!(successor("a\u{D7FF}").as_deref(), Some("a\u{E000}"));
+        assert_eq!(successor("\u{10FFFF}\u{10FFFF}"), None);
+    }
+
+    proptest! {
+        /// The range [prefix, successor) holds exactly the strings that start with the prefix.
+        #[test]
+        fn the_range_holds_exactly_the_strings_a_prefix_begins(
+            prefix in "[a-c\u{D7FF}\u{E000}\u{10FFFF}]{1,3}",
+            text in "[a-c\u{D7FF}\u{E000}\u{10FFFF}]{0,5}",
+        ) {
+            let in_range = text.as_str() >= prefix.as_str()
+                && successor(&prefix).is_none_or(|high| text < high);
+            prop_assert_eq!(in_range, text.starts_with(&prefix));
+        }
     }
 }
