@@ -10,8 +10,8 @@ pub fn fold_case(text: &str) -> String {
 pub const MAX_SEARCH_LEN: usize = 100;
 
 /// Refuses U+0000 in a text the service takes in (query parameter, body member, import value).
-/// PostgreSQL's `text` cannot hold it and SQLite's FTS5 query syntax cannot either, so taking it
-/// would make the two databases answer differently, or fail: it is refused where text enters.
+/// PostgreSQL's `text` cannot hold it while SQLite's can, so taking it would make the two
+/// databases answer differently, or fail: it is refused where text enters.
 pub fn refuse_nul(text: &str) -> Result<(), ContainsNul> {
     if text.contains('\0') {
         Err(ContainsNul)

@@ -1,6 +1,6 @@
 //! Schema migrations, embedded in the binary: one folder per backend (`migrations/sqlite`,
 //! `migrations/postgres`), with the same versions, and the same tables except for PostgreSQL's
-//! `COLLATE "C"` on key columns; the search indexes differ (FTS5 against GIN trigram indexes).
+//! `COLLATE "C"` on key columns; PostgreSQL alone has trigram indexes (clients and stock search).
 //!
 //! diesel_migrations is synchronous. On PostgreSQL it runs through diesel-async's
 //! `AsyncConnectionWrapper` (no libpq); on SQLite through the plain synchronous connection that

@@ -25,28 +25,55 @@ $$;
 
 -- Triggers keep the table in step with every write to products, whoever makes it. A row's
 -- entries are deleted by recomputing the old text's suffixes, so the table needs no second
--- index by product.
-CREATE FUNCTION product_search_suffixes_follow() RETURNS trigger LANGUAGE plpgsql AS $$
+-- index by product. Inserts and deletes are handled once per statement, with the statement's
+-- rows: a bulk insert of 100,000 products then writes their entries in one sorted pass (76 s
+-- against 161 s row by row, docs/PERFORMANCE.md). An update is handled per row, so that only
+-- a changed text (the trigger's WHEN) costs anything: a stock movement also updates its
+-- product, and a statement-level update trigger (which cannot name columns when it sees the
+-- statement's rows) would run on each.
+CREATE FUNCTION product_search_suffixes_after_insert() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
-    IF TG_OP IN ('UPDATE', 'DELETE') THEN
-        DELETE FROM product_search_suffixes
-        WHERE shop_id = OLD.shop_id AND product_id = OLD.id
-          AND suffix IN (SELECT product_search_suffixes_of(OLD.search_text));
-    END IF;
-    IF TG_OP IN ('INSERT', 'UPDATE') THEN
-        INSERT INTO product_search_suffixes (shop_id, suffix, product_id)
-        SELECT NEW.shop_id, suffix, NEW.id FROM product_search_suffixes_of(NEW.search_text) suffix
-        ON CONFLICT DO NOTHING;
-    END IF;
+    INSERT INTO product_search_suffixes (shop_id, suffix, product_id)
+    SELECT p.shop_id, suffix, p.id
+    FROM inserted p, product_search_suffixes_of(p.search_text) suffix
+    ORDER BY 1, 2, 3
+    ON CONFLICT DO NOTHING;
+    RETURN NULL;
+END
+$$;
+
+CREATE FUNCTION product_search_suffixes_after_delete() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    DELETE FROM product_search_suffixes e
+    USING deleted p, product_search_suffixes_of(p.search_text) old_suffix
+    WHERE e.shop_id = p.shop_id AND e.product_id = p.id AND e.suffix = old_suffix;
+    RETURN NULL;
+END
+$$;
+
+CREATE FUNCTION product_search_suffixes_after_update() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    DELETE FROM product_search_suffixes
+    WHERE shop_id = OLD.shop_id AND product_id = OLD.id
+      AND suffix IN (SELECT product_search_suffixes_of(OLD.search_text));
+    INSERT INTO product_search_suffixes (shop_id, suffix, product_id)
+    SELECT NEW.shop_id, suffix, NEW.id FROM product_search_suffixes_of(NEW.search_text) suffix
+    ON CONFLICT DO NOTHING;
     RETURN NULL;
 END
 $$;
 
 INSERT INTO product_search_suffixes (shop_id, suffix, product_id)
-SELECT p.shop_id, suffix, p.id FROM products p, product_search_suffixes_of(p.search_text) suffix;
+SELECT p.shop_id, suffix, p.id FROM products p, product_search_suffixes_of(p.search_text) suffix
+ORDER BY 1, 2, 3;
 
-CREATE TRIGGER product_search_suffixes_after_insert_or_delete AFTER INSERT OR DELETE ON products
-FOR EACH ROW EXECUTE FUNCTION product_search_suffixes_follow();
+CREATE TRIGGER product_search_suffixes_after_insert AFTER INSERT ON products
+REFERENCING NEW TABLE AS inserted
+FOR EACH STATEMENT EXECUTE FUNCTION product_search_suffixes_after_insert();
+
+CREATE TRIGGER product_search_suffixes_after_delete AFTER DELETE ON products
+REFERENCING OLD TABLE AS deleted
+FOR EACH STATEMENT EXECUTE FUNCTION product_search_suffixes_after_delete();
 
 -- The import's upserts set every column: an unchanged text costs no index write.
 CREATE TRIGGER product_search_suffixes_after_update AFTER UPDATE OF id, shop_id, search_text
@@ -54,7 +81,7 @@ ON products
 FOR EACH ROW
 WHEN (OLD.id IS DISTINCT FROM NEW.id OR OLD.shop_id IS DISTINCT FROM NEW.shop_id
       OR OLD.search_text IS DISTINCT FROM NEW.search_text)
-EXECUTE FUNCTION product_search_suffixes_follow();
+EXECUTE FUNCTION product_search_suffixes_after_update();
 
 -- The trigram index it replaces.
 DROP INDEX products_search_text_trgm;

@@ -13,10 +13,11 @@
 //!   no others, whatever the catalogue's size. Cheap for a rare term; for a common one, thousands
 //!   of entries and a sort of their products.
 //!
-//! So a term of three or more characters on one line first reads at most
-//! [`INDEX_PROBE_PER_ROW`] × (`limit` + 1) + 1 of its entries. If that is all of them, the page
-//! query keeps only their products (and sorts only them); if there are more, the term is common,
-//! and the page query walks, filling its page after about catalogue size / matches products.
+//! So for a term of three or more characters on one line, the database first looks for an entry
+//! past the first [`INDEX_PROBE_PER_ROW`] × (`limit` + 1) of the term's: if there is one, the
+//! term is common, and the page query walks, filling its page after about catalogue size /
+//! matches products. If not, a second read takes the term's entries, and the page query keeps
+//! only their products (and sorts only them).
 //! A shorter term has no entries of its own (suffixes are three characters or more), and a term
 //! holding a line feed spans lines, which the index keeps apart: both walk.
 //!
@@ -76,20 +77,29 @@ impl_for_each_backend! {
                 return Ok(SearchPath::Walk);
             };
             let most = INDEX_PROBE_PER_ROW.saturating_mul(limit.saturating_add(1));
-            let sql_limit = i64::try_from(most.saturating_add(1)).unwrap_or(i64::MAX);
-            let mut probe = product_search_suffixes::table
-                .filter(product_search_suffixes::shop_id.eq(shop.as_str()))
-                .filter(product_search_suffixes::suffix.ge(low))
-                .select(product_search_suffixes::product_id)
-                .limit(sql_limit)
-                .into_boxed();
-            if let Some(high) = high {
-                probe = probe.filter(product_search_suffixes::suffix.lt(high));
-            }
-            let mut ids: Vec<String> = probe.load(self).await?;
-            if ids.len() > most {
+            let entries = || {
+                let mut entries = product_search_suffixes::table
+                    .filter(product_search_suffixes::shop_id.eq(shop.as_str()))
+                    .filter(product_search_suffixes::suffix.ge(low.as_str()))
+                    .select(product_search_suffixes::product_id)
+                    .into_boxed();
+                if let Some(high) = &high {
+                    entries = entries.filter(product_search_suffixes::suffix.lt(high.as_str()));
+                }
+                entries
+            };
+            // Whether the term has more entries than `most`, told by the one past them, so
+            // that a common term's entries are counted by the database, never sent here.
+            let past_most = entries()
+                .offset(i64::try_from(most).unwrap_or(i64::MAX))
+                .limit(1)
+                .get_result::<String>(self)
+                .await
+                .optional()?;
+            if past_most.is_some() {
                 return Ok(SearchPath::Walk);
             }
+            let mut ids: Vec<String> = entries().load(self).await?;
             // A product has an entry per suffix the term begins: one candidate each.
             ids.sort_unstable();
             ids.dedup();

@@ -5,11 +5,12 @@
 -- Where the application binds a list of ids (a page's variants or items, a search's
 -- candidates), it binds one JSON array, unpacked by json_each (crates/persistence/src/one_of.rs);
 -- the arrays here hold three ids where the page has 21: the plan is the same.
--- A term of 3+ characters (crates/persistence/src/catalogue/search.rs) first reads at most
--- probe_limit of its entries in the suffix index (`products_q_*_index_probe`, from the term's
--- first 16 characters to their successor). If that is all of them, their product ids become
--- `rare_ids_json` in `products_q_rare_page`; a term with more entries walks the list with LIKE
--- alone (`products_q_common_page`), as does a 2-character term.
+-- A term of 3+ characters (crates/persistence/src/catalogue/search.rs) first looks for its entry
+-- past the first probe_offset in the suffix index (`products_q_*_index_probe`, from the term's
+-- first 16 characters to their successor). If there is none, it reads the term's entries
+-- (`products_q_rare_entries`), whose product ids become `rare_ids_json` in
+-- `products_q_rare_page`; a term with more entries walks the list with LIKE alone
+-- (`products_q_common_page`), as does a 2-character term.
 -- deep_at and deep_id are the 500,000th order, newest first:
 --   SELECT created_at_ms, id FROM orders WHERE shop_id = :shop_id
 --   ORDER BY created_at_ms DESC, id DESC LIMIT 1 OFFSET 499999
@@ -19,7 +20,8 @@
 -- param lim = 21
 -- param stock_lim = 51
 -- param escape = \
--- param probe_limit = 1051
+-- param one = 1
+-- param probe_offset = 1050
 -- param product_ids_json = ["bench-p0000001","bench-p0000002","bench-p0000003"]
 -- param product_after = bench-p0050001
 -- param rare_low = ref-0054321
@@ -48,13 +50,16 @@ EXPLAIN QUERY PLAN SELECT "variants"."id", "variants"."shop_id", "variants"."pro
 EXPLAIN QUERY PLAN SELECT "products"."id", "products"."shop_id", "products"."name", "products"."product_type", "products"."ean", "products"."sku", "products"."price_cents", "products"."list_price_cents", "products"."compare_at_price_cents", "products"."promo_active", "products"."tax_rate_hundredths", "products"."active", "products"."track_stock", "products"."tags", "products"."photos", "products"."category_id", "products"."brand_id", '', "products"."created_at_ms", "products"."updated_at_ms", "categories"."name", "brands"."name" FROM (("products" LEFT OUTER JOIN "categories" ON (("categories"."id" = "products"."category_id") AND ("categories"."shop_id" = "products"."shop_id"))) LEFT OUTER JOIN "brands" ON (("brands"."id" = "products"."brand_id") AND ("brands"."shop_id" = "products"."shop_id"))) WHERE ((("products"."shop_id" = :shop_id) AND ("products"."id" > :product_after)) AND ("products"."active" = :active)) ORDER BY "products"."id" ASC LIMIT :lim;
 
 -- name: products_q_rare_index_probe
-EXPLAIN QUERY PLAN SELECT "product_search_suffixes"."product_id" FROM "product_search_suffixes" WHERE ((("product_search_suffixes"."shop_id" = :shop_id) AND ("product_search_suffixes"."suffix" >= :rare_low)) AND ("product_search_suffixes"."suffix" < :rare_high)) LIMIT :probe_limit;
+EXPLAIN QUERY PLAN SELECT "product_search_suffixes"."product_id" FROM "product_search_suffixes" WHERE ((("product_search_suffixes"."shop_id" = :shop_id) AND ("product_search_suffixes"."suffix" >= :rare_low)) AND ("product_search_suffixes"."suffix" < :rare_high)) LIMIT :one OFFSET :probe_offset;
+
+-- name: products_q_rare_entries
+EXPLAIN QUERY PLAN SELECT "product_search_suffixes"."product_id" FROM "product_search_suffixes" WHERE ((("product_search_suffixes"."shop_id" = :shop_id) AND ("product_search_suffixes"."suffix" >= :rare_low)) AND ("product_search_suffixes"."suffix" < :rare_high));
 
 -- name: products_q_rare_page
 EXPLAIN QUERY PLAN SELECT "products"."id", "products"."shop_id", "products"."name", "products"."product_type", "products"."ean", "products"."sku", "products"."price_cents", "products"."list_price_cents", "products"."compare_at_price_cents", "products"."promo_active", "products"."tax_rate_hundredths", "products"."active", "products"."track_stock", "products"."tags", "products"."photos", "products"."category_id", "products"."brand_id", '', "products"."created_at_ms", "products"."updated_at_ms", "categories"."name", "brands"."name" FROM (("products" LEFT OUTER JOIN "categories" ON (("categories"."id" = "products"."category_id") AND ("categories"."shop_id" = "products"."shop_id"))) LEFT OUTER JOIN "brands" ON (("brands"."id" = "products"."brand_id") AND ("brands"."shop_id" = "products"."shop_id"))) WHERE (((("products"."shop_id" = :shop_id) AND ("products"."search_text" LIKE :rare_like ESCAPE :escape)) AND ("products"."id" IN (SELECT value FROM json_each(:rare_ids_json)))) AND ("products"."active" = :active)) ORDER BY "products"."id" ASC LIMIT :lim;
 
 -- name: products_q_common_index_probe
-EXPLAIN QUERY PLAN SELECT "product_search_suffixes"."product_id" FROM "product_search_suffixes" WHERE ((("product_search_suffixes"."shop_id" = :shop_id) AND ("product_search_suffixes"."suffix" >= :common_low)) AND ("product_search_suffixes"."suffix" < :common_high)) LIMIT :probe_limit;
+EXPLAIN QUERY PLAN SELECT "product_search_suffixes"."product_id" FROM "product_search_suffixes" WHERE ((("product_search_suffixes"."shop_id" = :shop_id) AND ("product_search_suffixes"."suffix" >= :common_low)) AND ("product_search_suffixes"."suffix" < :common_high)) LIMIT :one OFFSET :probe_offset;
 
 -- name: products_q_common_page
 EXPLAIN QUERY PLAN SELECT "products"."id", "products"."shop_id", "products"."name", "products"."product_type", "products"."ean", "products"."sku", "products"."price_cents", "products"."list_price_cents", "products"."compare_at_price_cents", "products"."promo_active", "products"."tax_rate_hundredths", "products"."active", "products"."track_stock", "products"."tags", "products"."photos", "products"."category_id", "products"."brand_id", '', "products"."created_at_ms", "products"."updated_at_ms", "categories"."name", "brands"."name" FROM (("products" LEFT OUTER JOIN "categories" ON (("categories"."id" = "products"."category_id") AND ("categories"."shop_id" = "products"."shop_id"))) LEFT OUTER JOIN "brands" ON (("brands"."id" = "products"."brand_id") AND ("brands"."shop_id" = "products"."shop_id"))) WHERE ((("products"."shop_id" = :shop_id) AND ("products"."search_text" LIKE :common_like ESCAPE :escape)) AND ("products"."active" = :active)) ORDER BY "products"."id" ASC LIMIT :lim;
