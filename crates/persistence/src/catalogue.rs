@@ -3,8 +3,9 @@
 //! whatever the number of products: the products with their category and brand names and
 //! their variants by LEFT JOIN, the page's products chosen by a subquery so that its `LIMIT`
 //! counts products, not variants. No N+1, and one statement rather than two (see
-//! docs/PERFORMANCE.md). A search (`q`) of three characters or more costs one more: a read of
-//! the search index that tells the page which products to test (see [`search`]).
+//! docs/PERFORMANCE.md). A search (`q`) of three characters or more costs one or two more: a
+//! probe of the search index, then, for a rare term, its entries, which tell the page which
+//! products to test (see [`search`]).
 
 pub(crate) mod search;
 
