@@ -130,7 +130,7 @@ async fn search_finds_exactly_the_products_whose_text_holds_the_term() {
 
 #[tokio::test]
 async fn common_and_rare_terms_page_alike_whichever_way_the_list_is_read() {
-    // Limit 1: the probe reads up to 2 × INDEX_PROBE_PER_ROW + 1 entries.
+    // Limit 1: a term with more than 2 × INDEX_PROBE_PER_ROW entries walks.
     let probe = 2 * INDEX_PROBE_PER_ROW;
     let size = 4 * probe;
     let catalogue: Vec<Product> = (0..size)
@@ -138,7 +138,7 @@ async fn common_and_rare_terms_page_alike_whichever_way_the_list_is_read() {
             let name = match n {
                 // Rare: the index's entries name them all.
                 _ if n == 2 * probe + 10 || n == size - 2 => "Gilet",
-                // More products than the probe reads, none early on: a long walk.
+                // More products than the probe allows, none early on: a long walk.
                 _ if n >= 2 * probe => "Manteau",
                 // Common from the start: the walk fills the page at once.
                 _ => "Pull",
@@ -150,7 +150,7 @@ async fn common_and_rare_terms_page_alike_whichever_way_the_list_is_read() {
         let (a, b) = two_shops(&t.db).await;
         store_products(&t.db, &a, catalogue.iter().cloned().map(imported).collect()).await;
         // Another shop's products neither match nor count in a probe: if they did, "gilet"
-        // would have more entries than the probe reads.
+        // would have more entries than the probe allows.
         let elsewhere = (0..probe).map(|n| imported(named(&format!("a-{n:03}"), "Gilet")));
         store_products(&t.db, &b, elsewhere.collect()).await;
         for term in ["pull", "gilet", "manteau", "let 3", "u"] {
@@ -167,12 +167,12 @@ async fn common_and_rare_terms_page_alike_whichever_way_the_list_is_read() {
             (
                 "pull",
                 SearchPath::Walk,
-                "more entries than the probe reads",
+                "more entries than the probe allows",
             ),
             (
                 "manteau",
                 SearchPath::Walk,
-                "more entries than the probe reads",
+                "more entries than the probe allows",
             ),
             ("pu", SearchPath::Walk, "two characters begin no entry"),
             (
