@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from . import cpu, latency, wrk
+from .markdown import table as _table
 from .api import API
 from .config import ROOT
 from .processes import Failure
@@ -283,12 +284,6 @@ def reached_replica(entry):
 
 def _us(value):
     return "–" if value is None else f"{value:,.0f}"
-
-
-def _table(header, rows):
-    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    lines += ["| " + " | ".join(str(cell) for cell in row) + " |" for row in rows]
-    return "\n".join(lines)
 
 
 REACHED = {True: "yes", False: "**no**", None: "not measured"}
