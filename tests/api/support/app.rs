@@ -283,6 +283,13 @@ impl TestApp {
         &self.client
     }
 
+    /// Revokes `key` as its owner would, through the key service; the instant of the answer.
+    pub async fn revoke_key(&self, key: &str) -> std::time::Instant {
+        let presented = shop_domain::api_key::PresentedKey::parse(key).unwrap();
+        self.services.keys.revoke(presented.prefix()).await.unwrap();
+        std::time::Instant::now()
+    }
+
     /// The promise of a revocation, made at `revoked` (after its answer): a request sent 5 s
     /// later is refused. Polls every 100 ms until then; the send time of the first refusal,
     /// measured from `revoked`.
