@@ -297,23 +297,16 @@ def capture(api, backend, key_prefix):
                     endpoint_paths(first_page_ids))
 
 
-def pg_array(values):
-    """A PostgreSQL text array literal, each element quoted: {"a","b"}."""
-    quoted = ('"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"' for value in values)
-    return "{" + ",".join(quoted) + "}"
-
-
 def pgbench_variables(captured, name):
-    """The variables of scripts/bench/sql/README.md: `shop_id`; the reads by id's `ids`
-    (product.sql) / `order_ids` (order.sql), the id they ask for as a one-element text array
-    (the application binds it so); the adjustment's `slug` (its variants are
-    {slug}-p{client_id + 1:07}-v0) and `key_prefix`. The pages need no more than `shop_id`:
-    their one statement selects the page's ids itself."""
+    """The variables of scripts/bench/sql/README.md: `shop_id`; the reads by id's
+    `product_id` (product.sql) / `order_id` (order.sql); the adjustment's `slug` (its variants
+    are {slug}-p{client_id + 1:07}-v0) and `key_prefix`. The pages need no more than
+    `shop_id`: their one statement selects the page's ids itself."""
     variables = {"shop_id": captured.shop_id}
     if name == "product":
-        variables["ids"] = pg_array([captured.by_id("product")])
+        variables["product_id"] = captured.by_id("product")
     elif name == "order":
-        variables["order_ids"] = pg_array([captured.by_id("order")])
+        variables["order_id"] = captured.by_id("order")
     elif name == "adjustments":
         variables.update(slug=datasets.SLUG, key_prefix=captured.key_prefix)
     return variables

@@ -20,6 +20,7 @@ use shop_ports::port::CatalogueRepository;
 
 use crate::database::{Database, SqliteConn, impl_for_each_backend, with_read_conn};
 use crate::error::DbError;
+use crate::first_rows::{FirstRows, first_rows, in_first_rows};
 use crate::one_of::one_of;
 use crate::rows::{ProductRow, VariantRow};
 use crate::schema::{brands, categories, products, variants};
@@ -110,7 +111,7 @@ macro_rules! products_with_variants {
             .into_boxed();
         match $selection {
             Selection::Page(page) => <$conn as PageIds>::page_ids(shop, page, $path)
-                .map(|ids| query.filter(products::id.eq_any(ids))),
+                .map(|ids| query.filter(in_first_rows(products::id, ids))),
             Selection::Ids(ids) => Some(query.filter(one_of(products::id, ids))),
         }
     }};
@@ -178,8 +179,10 @@ pub(crate) trait PageIds: AsyncConnectionCore {
         shop: &'a ShopId,
         page: &'a ProductListQuery,
         path: &'a SearchPath,
-    ) -> Option<products::BoxedQuery<'a, <Self as AsyncConnectionCore>::Backend, Text>>;
+    ) -> Option<PageOfIds<'a, <Self as AsyncConnectionCore>::Backend>>;
 }
+
+type PageOfIds<'a, DB> = FirstRows<products::BoxedQuery<'a, DB, Text>>;
 
 impl_for_each_backend! {
     impl PageIds {
@@ -187,7 +190,7 @@ impl_for_each_backend! {
             shop: &'a ShopId,
             page: &'a ProductListQuery,
             path: &'a SearchPath,
-        ) -> Option<products::BoxedQuery<'a, <Self as AsyncConnectionCore>::Backend, Text>> {
+        ) -> Option<PageOfIds<'a, <Self as AsyncConnectionCore>::Backend>> {
             let mut query = products::table
                 .select(products::id)
                 .filter(products::shop_id.eq(shop.as_str()))
@@ -225,8 +228,7 @@ impl_for_each_backend! {
             if let Some(since) = page.updated_since {
                 query = query.filter(products::updated_at_ms.ge(since.millis()));
             }
-            let overfetch = i64::try_from(page.limit.get() + 1).unwrap_or(i64::MAX);
-            Some(query.limit(overfetch))
+            Some(first_rows(query, page.limit.get() + 1))
         }
     }
 }

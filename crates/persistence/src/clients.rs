@@ -15,6 +15,7 @@ use shop_ports::port::ClientRepository;
 use crate::catalogue::contains_pattern;
 use crate::database::{Database, impl_for_each_backend, with_read_conn};
 use crate::error::DbError;
+use crate::first_rows::first_rows;
 use crate::one_of::one_of;
 use crate::rows::ClientRow;
 use crate::schema::clients;
@@ -44,7 +45,7 @@ impl_for_each_backend! {
                 .select(ClientRow::as_select())
                 .order(clients::id.asc())
                 .into_boxed();
-            match selection {
+            let rows: Vec<ClientRow> = match selection {
                 ClientSelection::Page(page) => {
                     match &page.changed {
                         None => {
@@ -81,14 +82,14 @@ impl_for_each_backend! {
                             None => query.filter(in_text),
                         };
                     }
-                    let overfetch = i64::try_from(page.limit.get() + 1).unwrap_or(i64::MAX);
-                    query = query.limit(overfetch);
+                    let rows: Vec<ClientRow> =
+                        first_rows(query, page.limit.get() + 1).load(self).await?;
+                    rows
                 }
                 ClientSelection::Ids(ids) => {
-                    query = query.filter(one_of(clients::id, ids));
+                    query.filter(one_of(clients::id, ids)).load(self).await?
                 }
-            }
-            let rows: Vec<ClientRow> = query.load(self).await?;
+            };
             rows.into_iter().map(ClientRow::into_domain).collect()
         }
     }

@@ -20,6 +20,7 @@ mod catalogue;
 mod clients;
 mod database;
 mod error;
+mod first_rows;
 mod health;
 mod import;
 mod kept_prepared;

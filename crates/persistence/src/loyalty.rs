@@ -10,13 +10,9 @@ use shop_ports::port::LoyaltyRepository;
 
 use crate::database::{Database, with_read_conn};
 use crate::error::DbError;
+use crate::first_rows::first_rows;
 use crate::rows::{SpinRow, TicketRow, TierRow};
 use crate::schema::{lottery_tickets, loyalty_tiers, spins};
-
-/// `LIMIT` takes a signed number; a limit beyond it is no limit.
-fn sql_limit(limit: usize) -> i64 {
-    i64::try_from(limit).unwrap_or(i64::MAX)
-}
 
 #[async_trait]
 impl LoyaltyRepository for Database {
@@ -42,17 +38,17 @@ impl LoyaltyRepository for Database {
         client: &ClientId,
         limit: usize,
     ) -> Result<Vec<LotteryTicket>, StoreError> {
-        let rows = with_read_conn!(self, |conn| lottery_tickets::table
-            .filter(lottery_tickets::shop_id.eq(shop.as_str()))
-            .filter(lottery_tickets::client_id.eq(client.as_str()))
-            .order((
-                lottery_tickets::created_at_ms.desc(),
-                lottery_tickets::id.desc()
-            ))
-            .limit(sql_limit(limit))
-            .select(TicketRow::as_select())
-            .load(conn)
-            .await)?;
+        let rows = with_read_conn!(self, |conn| {
+            let newest_first = lottery_tickets::table
+                .filter(lottery_tickets::shop_id.eq(shop.as_str()))
+                .filter(lottery_tickets::client_id.eq(client.as_str()))
+                .order((
+                    lottery_tickets::created_at_ms.desc(),
+                    lottery_tickets::id.desc(),
+                ))
+                .select(TicketRow::as_select());
+            first_rows(newest_first, limit).load(conn).await
+        })?;
         Ok(rows
             .into_iter()
             .map(TicketRow::into_domain)
@@ -65,14 +61,14 @@ impl LoyaltyRepository for Database {
         client: &ClientId,
         limit: usize,
     ) -> Result<Vec<Spin>, StoreError> {
-        let rows = with_read_conn!(self, |conn| spins::table
-            .filter(spins::shop_id.eq(shop.as_str()))
-            .filter(spins::client_id.eq(client.as_str()))
-            .order((spins::created_at_ms.desc(), spins::id.desc()))
-            .limit(sql_limit(limit))
-            .select(SpinRow::as_select())
-            .load(conn)
-            .await)?;
+        let rows = with_read_conn!(self, |conn| {
+            let newest_first = spins::table
+                .filter(spins::shop_id.eq(shop.as_str()))
+                .filter(spins::client_id.eq(client.as_str()))
+                .order((spins::created_at_ms.desc(), spins::id.desc()))
+                .select(SpinRow::as_select());
+            first_rows(newest_first, limit).load(conn).await
+        })?;
         Ok(rows
             .into_iter()
             .map(SpinRow::into_domain)

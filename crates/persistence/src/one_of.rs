@@ -8,6 +8,12 @@
 //! 22 November"); the bound `LIMIT ?` caused the rest of the compilations, see
 //! `.cargo/config.toml`. [`one_of`] binds SQLite one JSON array, unpacked by `json_each`, and
 //! PostgreSQL one text array, as diesel's own `eq_any` already does there (`= ANY($1)`).
+//!
+//! One id is written `column = $1` instead, a second statement text beside the list's: a
+//! product or an order read by its id. PostgreSQL's generic plan of `= ANY($1)` assumes ten
+//! ids and looks costlier than the custom plan for one, so the planner kept planning that read
+//! again at every request (see `first_rows.rs` for the rule); an equality's generic plan is the
+//! custom one.
 
 use std::fmt;
 
@@ -91,6 +97,12 @@ where
     fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, Sqlite>) -> QueryResult<()> {
         out.push_sql("(");
         self.column.walk_ast(out.reborrow())?;
+        if let [id] = self.ids.0[..] {
+            out.push_sql(" = ");
+            out.push_bind_param::<Text, str>(id)?;
+            out.push_sql(")");
+            return Ok(());
+        }
         out.push_sql(" IN (SELECT value FROM json_each(");
         out.push_bind_param::<Text, _>(&self.ids)?;
         out.push_sql(")))");
@@ -105,6 +117,12 @@ where
     fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, Pg>) -> QueryResult<()> {
         out.push_sql("(");
         self.column.walk_ast(out.reborrow())?;
+        if let [id] = self.ids.0[..] {
+            out.push_sql(" = ");
+            out.push_bind_param::<Text, str>(id)?;
+            out.push_sql(")");
+            return Ok(());
+        }
         out.push_sql(" = ANY(");
         out.push_bind_param::<Array<Text>, [&str]>(&self.ids.0)?;
         out.push_sql("))");

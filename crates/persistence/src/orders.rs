@@ -20,6 +20,7 @@ use shop_ports::port::OrderRepository;
 
 use crate::database::{Database, SqliteConn, impl_for_each_backend, with_read_conn};
 use crate::error::DbError;
+use crate::first_rows::{FirstRows, first_rows, in_first_rows};
 use crate::one_of::one_of;
 use crate::rows::{SelectedOrder, SelectedOrderItem};
 use crate::schema::{order_items, orders};
@@ -63,8 +64,10 @@ macro_rules! orders_with_items {
             .into_boxed();
         match $selection {
             OrderSelection::Page(page) => {
-                let query =
-                    query.filter(orders::id.eq_any(<$conn as OrderPageIds>::page_ids(shop, page)));
+                let query = query.filter(in_first_rows(
+                    orders::id,
+                    <$conn as OrderPageIds>::page_ids(shop, page),
+                ));
                 if page.changed.is_some() {
                     query.order((
                         orders::updated_at_ms.asc(),
@@ -121,15 +124,17 @@ pub(crate) trait OrderPageIds: AsyncConnectionCore {
     fn page_ids<'a>(
         shop: &'a ShopId,
         page: &'a OrderListQuery,
-    ) -> orders::BoxedQuery<'a, <Self as AsyncConnectionCore>::Backend, Text>;
+    ) -> OrderPageOfIds<'a, <Self as AsyncConnectionCore>::Backend>;
 }
+
+type OrderPageOfIds<'a, DB> = FirstRows<orders::BoxedQuery<'a, DB, Text>>;
 
 impl_for_each_backend! {
     impl OrderPageIds {
         fn page_ids<'a>(
             shop: &'a ShopId,
             page: &'a OrderListQuery,
-        ) -> orders::BoxedQuery<'a, <Self as AsyncConnectionCore>::Backend, Text> {
+        ) -> OrderPageOfIds<'a, <Self as AsyncConnectionCore>::Backend> {
             let mut query = orders::table
                 .select(orders::id)
                 .filter(orders::shop_id.eq(shop.as_str()))
@@ -180,8 +185,7 @@ impl_for_each_backend! {
             if let Some(to) = page.created_to {
                 query = query.filter(orders::created_at_ms.le(to.millis()));
             }
-            let overfetch = i64::try_from(page.limit.get() + 1).unwrap_or(i64::MAX);
-            query.limit(overfetch)
+            first_rows(query, page.limit.get() + 1)
         }
     }
 }

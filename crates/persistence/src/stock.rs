@@ -26,6 +26,7 @@ use shop_ports::port::{
 use crate::catalogue::contains_pattern;
 use crate::database::{Database, in_transaction, with_conn, with_read_conn};
 use crate::error::DbError;
+use crate::first_rows::{first_rows, in_first_rows};
 use crate::rows::{MovementRow, StockEntryRow};
 use crate::schema::{products, stock_movements, variants};
 use crate::write_span::WriteSpan;
@@ -49,7 +50,6 @@ impl StockRepository for Database {
             let mut page = variants::table
                 .filter(variants::shop_id.eq(shop.as_str()))
                 .select(variants::id)
-                .limit(i64::try_from(query.limit.get() + 1).unwrap_or(i64::MAX))
                 .into_boxed();
             page = match &query.changed {
                 None => {
@@ -102,7 +102,10 @@ impl StockRepository for Database {
                         .eq(variants::product_id)
                         .and(products::shop_id.eq(variants::shop_id))),
                 )
-                .filter(variants::id.eq_any(page))
+                .filter(in_first_rows(
+                    variants::id,
+                    first_rows(page, query.limit.get() + 1),
+                ))
                 // In `StockEntryRow`'s field order.
                 .select((
                     variants::id,

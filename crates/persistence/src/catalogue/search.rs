@@ -31,6 +31,7 @@ use shop_domain::text::SearchTerm;
 
 use crate::database::impl_for_each_backend;
 use crate::error::DbError;
+use crate::first_rows::first_rows;
 use crate::schema::product_search_suffixes;
 
 /// Above this many index entries per row asked for, a walk along the id index is the cheaper way
@@ -90,9 +91,8 @@ impl_for_each_backend! {
             };
             // Whether the term has more entries than `most`, told by the one past them, so
             // that a common term's entries are counted by the database, never sent here.
-            let past_most = entries()
-                .offset(i64::try_from(most).unwrap_or(i64::MAX))
-                .limit(1)
+            let past_most = first_rows(entries(), 1)
+                .skipping(most)
                 .get_result::<String>(self)
                 .await
                 .optional()?;

@@ -14,6 +14,7 @@ use shop_domain::stock::{ActivityQuery, StockActivity, merge_newest_first};
 
 use crate::database::impl_for_each_backend;
 use crate::error::DbError;
+use crate::first_rows::first_rows;
 use crate::rows::{MovementRow, SwitchRow, VariantNameRow};
 use crate::schema::{api_keys, owners, products, stock_movements, tracking_switches, variants};
 
@@ -37,7 +38,6 @@ impl_for_each_backend! {
             shop: &ShopId,
             query: &ActivityQuery,
         ) -> Result<(Vec<MovementLine>, Vec<SwitchLine>), DbError> {
-            let overfetch = i64::try_from(query.limit.get() + 1).unwrap_or(i64::MAX);
             let mut movements = stock_movements::table
                 .inner_join(
                     api_keys::table.on(api_keys::prefix
@@ -64,7 +64,6 @@ impl_for_each_backend! {
                     stock_movements::created_at_ms.desc(),
                     stock_movements::id.desc(),
                 ))
-                .limit(overfetch)
                 .into_boxed();
             let mut switches = tracking_switches::table
                 .inner_join(
@@ -92,7 +91,6 @@ impl_for_each_backend! {
                     tracking_switches::created_at_ms.desc(),
                     tracking_switches::id.desc(),
                 ))
-                .limit(overfetch)
                 .into_boxed();
             if let Some(before) = &query.before {
                 // Strictly after the cursor's line in list order. The first bound is implied by
@@ -117,8 +115,11 @@ impl_for_each_backend! {
                                 .and(tracking_switches::id.lt(id))),
                     );
             }
-            let movements: Vec<MovementLine> = movements.load(&mut *self).await?;
-            let switches: Vec<SwitchLine> = switches.load(&mut *self).await?;
+            let overfetch = query.limit.get() + 1;
+            let movements: Vec<MovementLine> =
+                first_rows(movements, overfetch).load(&mut *self).await?;
+            let switches: Vec<SwitchLine> =
+                first_rows(switches, overfetch).load(&mut *self).await?;
             Ok((movements, switches))
         }
     }

@@ -75,7 +75,7 @@ fn order_at(n: usize) -> Order {
 }
 
 /// The catalogue and clients, then the orders and what refers to them.
-fn batches() -> [BulkBatch; 2] {
+pub(super) fn batches() -> [BulkBatch; 2] {
     let first = BulkBatch {
         tiers: vec![tier("bulk-t0", 0), tier("bulk-t1", 500)],
         categories: category("bulk-cat0", "Textile").into_iter().collect(),

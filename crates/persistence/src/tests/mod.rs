@@ -9,6 +9,7 @@ mod clients;
 mod fixtures;
 mod import;
 mod import_sales;
+mod kept_plans;
 mod kept_prepared;
 mod keys;
 mod loyalty;

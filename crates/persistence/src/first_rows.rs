@@ -1,0 +1,134 @@
+//! A page's size written into its statement: `LIMIT 21`, not `LIMIT $3`.
+//!
+//! PostgreSQL plans a prepared statement for its bound values (a *custom* plan) on its first
+//! five executions, then keeps one *generic* plan if that plan's estimated cost is no worse. A
+//! generic plan cannot see a bound `LIMIT`, assumes it keeps a tenth of the rows, and so always
+//! looks costlier than the custom plans of a 21-row page: every list page was planned again at
+//! every request, which cost PostgreSQL more than running it (0.2 to 1.1 ms per page against
+//! 0.05 to 0.4 ms, docs/PERFORMANCE.md, "PostgreSQL plans each statement once"). With the
+//! number in the text the generic plan knows the page's size, is the same plan, and wins.
+//!
+//! The text then depends on the page's size, so each size a client asks for is its own entry
+//! in a connection's statement cache (keyed by the SQL text: these fragments have no static
+//! query id). Sizes are bounded by the API's largest page, so the entries are too. SQLite
+//! plans without looking at bound values (`.cargo/config.toml`), so it runs the same text.
+
+use diesel::backend::Backend;
+use diesel::expression::{AppearsOnTable, Expression, SelectableExpression, ValidGrouping};
+use diesel::query_builder::{AstPass, Query, QueryFragment, QueryId};
+use diesel::result::QueryResult;
+use diesel::sql_types::{Bool, SingleValue, SqlType};
+
+/// The first `count` rows of `query` (which orders them), past the first `skip`.
+pub(crate) fn first_rows<Q>(query: Q, count: usize) -> FirstRows<Q> {
+    FirstRows {
+        query,
+        count,
+        skip: 0,
+    }
+}
+
+/// `query LIMIT count [OFFSET skip]`, the numbers written into the SQL; see the module's doc.
+#[derive(Debug, Clone)]
+pub(crate) struct FirstRows<Q> {
+    query: Q,
+    count: usize,
+    skip: usize,
+}
+
+impl<Q> FirstRows<Q> {
+    /// The same rows, past the first `skip`.
+    pub(crate) fn skipping(self, skip: usize) -> Self {
+        Self { skip, ..self }
+    }
+}
+
+impl<Q> QueryId for FirstRows<Q> {
+    type QueryId = ();
+
+    // No type-level identity: the cache key is the SQL text, which holds the numbers.
+    const HAS_STATIC_QUERY_ID: bool = false;
+}
+
+impl<Q: Query> Query for FirstRows<Q> {
+    type SqlType = Q::SqlType;
+}
+
+impl<DB: Backend, Q: QueryFragment<DB>> QueryFragment<DB> for FirstRows<Q> {
+    fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, DB>) -> QueryResult<()> {
+        self.query.walk_ast(out.reborrow())?;
+        out.push_sql(" LIMIT ");
+        out.push_sql(&self.count.to_string());
+        if self.skip > 0 {
+            out.push_sql(" OFFSET ");
+            out.push_sql(&self.skip.to_string());
+        }
+        Ok(())
+    }
+}
+
+impl<Q, Conn> diesel::RunQueryDsl<Conn> for FirstRows<Q> {}
+
+/// `column IN (rows)`, for a page chosen by a subquery of one column: what diesel's `eq_any`
+/// writes for a select statement, which `FirstRows` is not.
+pub(crate) fn in_first_rows<C, Q>(column: C, rows: FirstRows<Q>) -> InFirstRows<C, Q> {
+    InFirstRows { column, rows }
+}
+
+#[derive(Debug, Clone)]
+pub(crate) struct InFirstRows<C, Q> {
+    column: C,
+    rows: FirstRows<Q>,
+}
+
+impl<C, Q, ST> Expression for InFirstRows<C, Q>
+where
+    C: Expression<SqlType = ST>,
+    Q: Query<SqlType = ST>,
+    ST: SqlType + SingleValue,
+{
+    type SqlType = Bool;
+}
+
+impl<C, Q, QS> AppearsOnTable<QS> for InFirstRows<C, Q>
+where
+    C: AppearsOnTable<QS>,
+    Self: Expression,
+{
+}
+
+impl<C, Q, QS> SelectableExpression<QS> for InFirstRows<C, Q>
+where
+    C: SelectableExpression<QS>,
+    Self: AppearsOnTable<QS>,
+{
+}
+
+impl<C, Q, GroupBy> ValidGrouping<GroupBy> for InFirstRows<C, Q>
+where
+    C: ValidGrouping<GroupBy>,
+{
+    type IsAggregate = C::IsAggregate;
+}
+
+impl<C, Q> QueryId for InFirstRows<C, Q> {
+    type QueryId = ();
+
+    const HAS_STATIC_QUERY_ID: bool = false;
+}
+
+impl<DB, C, Q> QueryFragment<DB> for InFirstRows<C, Q>
+where
+    DB: Backend,
+    C: QueryFragment<DB>,
+    Q: QueryFragment<DB>,
+{
+    fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, DB>) -> QueryResult<()> {
+        out.push_sql("(");
+        self.column.walk_ast(out.reborrow())?;
+        out.push_sql(" IN (");
+        self.rows.walk_ast(out.reborrow())?;
+        out.push_sql("))");
+        Ok(())
+    }
+}
