@@ -4,9 +4,9 @@
 //! five executions, then keeps one *generic* plan if that plan's estimated cost is no worse. A
 //! generic plan cannot see a bound `LIMIT`, assumes it keeps a tenth of the rows, and so always
 //! looks costlier than the custom plans of a 21-row page: every list page was planned again at
-//! every request, which cost PostgreSQL more than running it (0.2 to 1.1 ms per page against
-//! 0.05 to 0.4 ms, docs/PERFORMANCE.md, "PostgreSQL plans each statement once"). With the
-//! number in the text the generic plan knows the page's size, is the same plan, and wins.
+//! every request, which cost PostgreSQL more than running it (docs/PERFORMANCE.md,
+//! "PostgreSQL's share of a read"). With the number in the text the generic plan knows the
+//! page's size, is the same plan, and is kept.
 //!
 //! The text then depends on the page's size, so each size a client asks for is its own entry
 //! in a connection's statement cache (keyed by the SQL text: these fragments have no static
