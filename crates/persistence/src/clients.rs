@@ -82,9 +82,7 @@ impl_for_each_backend! {
                             None => query.filter(in_text),
                         };
                     }
-                    let rows: Vec<ClientRow> =
-                        first_rows(query, page.limit.get() + 1).load(self).await?;
-                    rows
+                    first_rows(query, page.limit.get() + 1).load(self).await?
                 }
                 ClientSelection::Ids(ids) => {
                     query.filter(one_of(clients::id, ids)).load(self).await?
