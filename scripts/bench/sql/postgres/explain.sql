@@ -4,7 +4,8 @@
 -- for its parameters. Every variable has a default for the dataset of dataset.sql; set your own
 -- with -v name=value (the cursors and the client are looked up in the data when not given).
 -- EXPLAIN ANALYZE plans with the parameters' values, as the server's first five executions of
--- a prepared statement do; the plan it keeps afterwards is the same (see README.md).
+-- a prepared statement do; for the pages and the reads by id, the plan it keeps afterwards is
+-- the same (see README.md).
 
 \if :{?shop_id} \else \set shop_id shop-bench \endif
 \if :{?rare_term} \else \set rare_term ref-0054321 \endif
