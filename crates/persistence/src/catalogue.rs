@@ -278,9 +278,12 @@ impl CatalogueRepository for Database {
         shop: &ShopId,
         query: &ProductListQuery,
     ) -> Result<Vec<Product>, StoreError> {
-        Ok(with_read_conn!(self, |conn| conn
+        let mut products = with_read_conn!(self, |conn| conn
             .load_products(shop, Selection::Page(query))
-            .await)?)
+            .await)?;
+        // The statement may read a few more than asked for (first_rows.rs).
+        products.truncate(query.limit.get() + 1);
+        Ok(products)
     }
 
     async fn find_product(

@@ -100,9 +100,12 @@ impl ClientRepository for Database {
         shop: &ShopId,
         query: &ClientListQuery,
     ) -> Result<Vec<Client>, StoreError> {
-        Ok(with_read_conn!(self, |conn| conn
+        let mut clients = with_read_conn!(self, |conn| conn
             .load_clients(shop, ClientSelection::Page(query))
-            .await)?)
+            .await)?;
+        // The statement may read a few more than asked for (first_rows.rs).
+        clients.truncate(query.limit.get() + 1);
+        Ok(clients)
     }
 
     async fn find_client(

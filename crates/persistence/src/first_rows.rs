@@ -8,10 +8,12 @@
 //! "PostgreSQL's share of a read"). With the number in the text the generic plan knows the
 //! page's size, is the same plan, and is kept.
 //!
-//! The text then depends on the page's size, so each size a client asks for is its own entry
-//! in a connection's statement cache (keyed by the SQL text: these fragments have no static
-//! query id). Sizes are bounded by the API's largest page, so the entries are too. SQLite
-//! plans without looking at bound values (`.cargo/config.toml`), so it runs the same text.
+//! The text then depends on the number, and each text is an entry of a connection's statement
+//! cache (keyed by the SQL text: these fragments have no static query id), which diesel never
+//! empties. So that a client cycling through page sizes cannot fill it, the number written is
+//! the count rounded up to the next of 1, 11, 21, 31, …: at most nine rows more than asked
+//! for, which the caller drops ([`FirstRows::written`]). SQLite plans without looking at bound
+//! values (`.cargo/config.toml`) and runs the same text.
 
 use diesel::backend::Backend;
 use diesel::expression::{AppearsOnTable, Expression, SelectableExpression, ValidGrouping};
@@ -19,7 +21,8 @@ use diesel::query_builder::{AstPass, Query, QueryFragment, QueryId};
 use diesel::result::QueryResult;
 use diesel::sql_types::{Bool, SingleValue, SqlType};
 
-/// The first `count` rows of `query` (which orders them), past the first `skip`.
+/// At least the first `count` rows of `query` (which orders them), and at most nine more: the
+/// caller keeps the first `count`. See [`FirstRows::skipping`] to start further on.
 pub(crate) fn first_rows<Q>(query: Q, count: usize) -> FirstRows<Q> {
     FirstRows {
         query,
@@ -37,9 +40,14 @@ pub(crate) struct FirstRows<Q> {
 }
 
 impl<Q> FirstRows<Q> {
-    /// The same rows, past the first `skip`.
+    /// The same rows, past the first `skip` (written as given: only the search probe skips).
     pub(crate) fn skipping(self, skip: usize) -> Self {
         Self { skip, ..self }
+    }
+
+    /// The `LIMIT` written: `count` rounded up to the next of 1, 11, 21, 31, …
+    pub(crate) fn written(count: usize) -> usize {
+        count.saturating_sub(1).div_ceil(10) * 10 + 1
     }
 }
 
@@ -58,7 +66,7 @@ impl<DB: Backend, Q: QueryFragment<DB>> QueryFragment<DB> for FirstRows<Q> {
     fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, DB>) -> QueryResult<()> {
         self.query.walk_ast(out.reborrow())?;
         out.push_sql(" LIMIT ");
-        out.push_sql(&self.count.to_string());
+        out.push_sql(&Self::written(self.count).to_string());
         if self.skip > 0 {
             out.push_sql(" OFFSET ");
             out.push_sql(&self.skip.to_string());
@@ -130,5 +138,19 @@ where
         self.rows.walk_ast(out.reborrow())?;
         out.push_sql("))");
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::FirstRows;
+
+    #[test]
+    fn the_written_limit_is_the_next_of_1_11_21_and_so_on() {
+        let written: Vec<usize> = [0, 1, 2, 11, 12, 21, 22, 51, 101]
+            .into_iter()
+            .map(FirstRows::<()>::written)
+            .collect();
+        assert_eq!(written, [1, 1, 11, 11, 21, 21, 31, 51, 101]);
     }
 }

@@ -49,8 +49,10 @@ impl LoyaltyRepository for Database {
                 .select(TicketRow::as_select());
             first_rows(newest_first, limit).load(conn).await
         })?;
+        // The statement may read a few more than asked for (first_rows.rs).
         Ok(rows
             .into_iter()
+            .take(limit)
             .map(TicketRow::into_domain)
             .collect::<Result<_, DbError>>()?)
     }
@@ -69,8 +71,10 @@ impl LoyaltyRepository for Database {
                 .select(SpinRow::as_select());
             first_rows(newest_first, limit).load(conn).await
         })?;
+        // The statement may read a few more than asked for (first_rows.rs).
         Ok(rows
             .into_iter()
+            .take(limit)
             .map(SpinRow::into_domain)
             .collect::<Result<_, DbError>>()?)
     }

@@ -129,8 +129,10 @@ impl StockRepository for Database {
             };
             lines.load(conn).await
         })?;
+        // The page's statement may read a few more than asked for (first_rows.rs).
         Ok(rows
             .into_iter()
+            .take(query.limit.get() + 1)
             .map(StockEntryRow::into_domain)
             .collect::<Result<_, _>>()?)
     }
