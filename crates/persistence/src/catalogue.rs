@@ -171,9 +171,9 @@ impl ProductReads for SqliteConn {
     }
 }
 
-/// A list page's product ids, `limit + 1` of them at most, as the subquery of the one statement
-/// that reads them with their variants; `None` when `path` already knows there are none. Built
-/// per backend: a boxed query names its backend.
+/// A list page's product ids, `limit + 1` of them or a few more (`first_rows.rs`), as the
+/// subquery of the one statement that reads them with their variants; `None` when `path`
+/// already knows there are none. Built per backend: a boxed query names its backend.
 pub(crate) trait PageIds: AsyncConnectionCore {
     fn page_ids<'a>(
         shop: &'a ShopId,

@@ -26,8 +26,7 @@ use diesel::sql_types::{Array, Bool, Text};
 use diesel::sqlite::Sqlite;
 
 /// `column IN (ids)`, for a text column; see the module's doc. In parentheses, as diesel writes
-/// `eq_any`, so that PostgreSQL receives the very statement it did before. The ids may be the
-/// domain's typed ids: they are bound as the text they hold.
+/// `eq_any`. The ids may be the domain's typed ids: they are bound as the text they hold.
 pub(crate) fn one_of<'a, C, T>(column: C, ids: &'a [T]) -> OneOf<'a, C>
 where
     C: Expression<SqlType = Text>,

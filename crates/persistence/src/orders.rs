@@ -117,9 +117,9 @@ impl OrderQueries for SqliteConn {
     }
 }
 
-/// A list page's order ids, newest first, `limit + 1` of them at most, as the subquery of the
-/// one statement that reads them with their items. Built per backend: a boxed query names its
-/// backend.
+/// A list page's order ids, newest first, `limit + 1` of them or a few more (`first_rows.rs`),
+/// as the subquery of the one statement that reads them with their items. Built per backend: a
+/// boxed query names its backend.
 pub(crate) trait OrderPageIds: AsyncConnectionCore {
     fn page_ids<'a>(
         shop: &'a ShopId,

@@ -1,10 +1,10 @@
 //! The console's activity list: the shop's stock movements and tracking switches, newest first.
 //!
 //! Two keyset queries, one per kind, each walking its own `(shop_id, created_at_ms, id)` index
-//! from the cursor and stopping at `limit + 1` lines; `merge_newest_first` keeps the first
-//! `limit + 1` of both. Each line comes with its names in the same query: a movement joined
-//! with its API key (the label) and a switch with its owner (the e-mail), both with the
-//! variant and its product, every join matched on the shop too.
+//! from the cursor and stopping at `limit + 1` lines or a few more (`first_rows.rs`);
+//! `merge_newest_first` keeps the first `limit + 1` of both. Each line comes with its names in
+//! the same query: a movement joined with its API key (the label) and a switch with its owner
+//! (the e-mail), both with the variant and its product, every join matched on the shop too.
 
 use diesel::prelude::*;
 use diesel_async::RunQueryDsl;
@@ -22,8 +22,8 @@ type MovementLine = (MovementRow, String, VariantNameRow);
 type SwitchLine = (SwitchRow, String, VariantNameRow);
 
 pub(crate) trait ActivityQueries {
-    /// Up to `query.limit + 1` of each kind, each newest first, strictly older than
-    /// `query.before`.
+    /// `query.limit + 1` of each kind, or a few more (`first_rows.rs`), each newest first,
+    /// strictly older than `query.before`.
     fn load_activity(
         &mut self,
         shop: &ShopId,
