@@ -75,8 +75,6 @@ impl<DB: Backend, Q: QueryFragment<DB>> QueryFragment<DB> for FirstRows<Q> {
     }
 }
 
-impl<Q, Conn> diesel::RunQueryDsl<Conn> for FirstRows<Q> {}
-
 /// `column IN (rows)`, for a page chosen by a subquery of one column: what diesel's `eq_any`
 /// writes for a select statement, which `FirstRows` is not.
 pub(crate) fn in_first_rows<C, Q>(column: C, rows: FirstRows<Q>) -> InFirstRows<C, Q> {
