@@ -17,12 +17,13 @@
 
 use std::fmt;
 
+use diesel::backend::Backend;
 use diesel::expression::{AppearsOnTable, Expression, SelectableExpression, ValidGrouping};
 use diesel::pg::Pg;
 use diesel::query_builder::{AstPass, QueryFragment, QueryId};
 use diesel::result::QueryResult;
 use diesel::serialize::{self, IsNull, Output, ToSql};
-use diesel::sql_types::{Array, Bool, Text};
+use diesel::sql_types::{Array, Bool, HasSqlType, Text};
 use diesel::sqlite::Sqlite;
 
 /// `column IN (ids)`, for a text column; see the module's doc. In parentheses, as diesel writes
@@ -89,42 +90,46 @@ impl<C> QueryId for OneOf<'_, C> {
     const HAS_STATIC_QUERY_ID: bool = false;
 }
 
-impl<C> QueryFragment<Sqlite> for OneOf<'_, C>
+impl<DB, C> QueryFragment<DB> for OneOf<'_, C>
 where
-    C: QueryFragment<Sqlite>,
+    DB: Backend + HasSqlType<Text>,
+    C: QueryFragment<DB>,
+    str: ToSql<Text, DB>,
+    for<'a> TextIds<'a>: IdList<DB>,
 {
-    fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, Sqlite>) -> QueryResult<()> {
+    fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, DB>) -> QueryResult<()> {
         out.push_sql("(");
         self.column.walk_ast(out.reborrow())?;
         if let [id] = self.ids.0[..] {
             out.push_sql(" = ");
             out.push_bind_param::<Text, str>(id)?;
-            out.push_sql(")");
-            return Ok(());
+        } else {
+            self.ids.walk_list(out.reborrow())?;
         }
-        out.push_sql(" IN (SELECT value FROM json_each(");
-        out.push_bind_param::<Text, _>(&self.ids)?;
-        out.push_sql(")))");
+        out.push_sql(")");
         Ok(())
     }
 }
 
-impl<C> QueryFragment<Pg> for OneOf<'_, C>
-where
-    C: QueryFragment<Pg>,
-{
-    fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, Pg>) -> QueryResult<()> {
-        out.push_sql("(");
-        self.column.walk_ast(out.reborrow())?;
-        if let [id] = self.ids.0[..] {
-            out.push_sql(" = ");
-            out.push_bind_param::<Text, str>(id)?;
-            out.push_sql(")");
-            return Ok(());
-        }
-        out.push_sql(" = ANY(");
-        out.push_bind_param::<Array<Text>, [&str]>(&self.ids.0)?;
+/// How a backend writes the list of two ids or more, after the column.
+trait IdList<DB: Backend> {
+    fn walk_list<'b>(&'b self, out: AstPass<'_, 'b, DB>) -> QueryResult<()>;
+}
+
+impl IdList<Sqlite> for TextIds<'_> {
+    fn walk_list<'b>(&'b self, mut out: AstPass<'_, 'b, Sqlite>) -> QueryResult<()> {
+        out.push_sql(" IN (SELECT value FROM json_each(");
+        out.push_bind_param::<Text, _>(self)?;
         out.push_sql("))");
+        Ok(())
+    }
+}
+
+impl IdList<Pg> for TextIds<'_> {
+    fn walk_list<'b>(&'b self, mut out: AstPass<'_, 'b, Pg>) -> QueryResult<()> {
+        out.push_sql(" = ANY(");
+        out.push_bind_param::<Array<Text>, [&str]>(&self.0)?;
+        out.push_sql(")");
         Ok(())
     }
 }
