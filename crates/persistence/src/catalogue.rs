@@ -18,7 +18,9 @@ use shop_domain::id::{ProductId, ShopId};
 use shop_ports::StoreError;
 use shop_ports::port::CatalogueRepository;
 
-use crate::database::{Database, SqliteConn, impl_for_each_backend, with_read_conn};
+use crate::database::{
+    Database, SqliteConn, SqliteOn, SqliteRunner, impl_for_each_backend, with_read_conn,
+};
 use crate::error::DbError;
 use crate::first_rows::{FirstRows, first_rows, in_first_rows};
 use crate::one_of::one_of;
@@ -143,8 +145,9 @@ impl ProductReads for AsyncPgConnection {
     }
 }
 
-impl ProductReads for SqliteConn {
-    /// On the connection's own thread, with diesel's synchronous connection: each value is
+impl<R: SqliteRunner> ProductReads for SqliteOn<R> {
+    /// Where the connection runs its statements (the calling thread, for a reader), with
+    /// diesel's synchronous connection: each value is
     /// decoded once, straight from SQLite, and the products are assembled there. Through the
     /// async wrapper's `load`, every value was copied into an owned row on that thread, then
     /// decoded again on the worker (docs/PERFORMANCE.md, "SQLite's list pages against their own

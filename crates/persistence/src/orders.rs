@@ -18,7 +18,9 @@ use shop_domain::order::{Order, OrderItem, OrderListQuery};
 use shop_ports::StoreError;
 use shop_ports::port::OrderRepository;
 
-use crate::database::{Database, SqliteConn, impl_for_each_backend, with_read_conn};
+use crate::database::{
+    Database, SqliteConn, SqliteOn, SqliteRunner, impl_for_each_backend, with_read_conn,
+};
 use crate::error::DbError;
 use crate::first_rows::{FirstRows, first_rows, in_first_rows};
 use crate::one_of::one_of;
@@ -95,8 +97,9 @@ impl OrderQueries for AsyncPgConnection {
     }
 }
 
-impl OrderQueries for SqliteConn {
-    /// On the connection's own thread, with diesel's synchronous connection: each value is
+impl<R: SqliteRunner> OrderQueries for SqliteOn<R> {
+    /// Where the connection runs its statements (the calling thread, for a reader), with
+    /// diesel's synchronous connection: each value is
     /// decoded once, straight from SQLite, and the orders are assembled there. Through the
     /// async wrapper's `load`, every value was copied into an owned row on that thread, then
     /// decoded again on the worker (docs/PERFORMANCE.md, "SQLite's list pages against their own

@@ -9,7 +9,7 @@ macro_rules! with_conn {
     ($db:expr, |$conn:ident| $body:expr) => {{
         let db: &$crate::database::Database = $db;
         match &db.pool {
-            $crate::database::Pool::Sqlite(pool) => match db.acquire(pool.get()).await {
+            $crate::database::Pool::Sqlite(pools) => match db.acquire(pools.writes.get()).await {
                 Ok(mut object) => {
                     let $conn: &mut $crate::database::SqliteConn = &mut object;
                     ($body).map_err($crate::error::DbError::from)
@@ -28,10 +28,11 @@ macro_rules! with_conn {
 }
 pub(crate) use with_conn;
 
-/// `with_read_conn!(db, |conn| body)`: like [`with_conn!`], for an API read that a replica may
-/// answer (`database/replicas.rs`): on one the request's read scope allows, else on the
-/// primary, and again on the primary when the replica fails it (`Replicas::answered`).
-/// `body` is also expanded for the replica's PostgreSQL connection.
+/// `with_read_conn!(db, |conn| body)`: like [`with_conn!`], for an API read. On SQLite it runs
+/// on a connection of the readers' pool, on the calling thread (`calling_thread.rs`). On
+/// PostgreSQL a replica may answer it (`database/replicas.rs`): one the request's read scope
+/// allows, else the primary, and again the primary when the replica fails it
+/// (`Replicas::answered`). `body` is expanded once for each of the three connection types.
 macro_rules! with_read_conn {
     ($db:expr, |$conn:ident| $body:expr) => {{
         let db: &$crate::database::Database = $db;
@@ -54,9 +55,24 @@ macro_rules! with_read_conn {
                 }
             },
         };
-        match on_replica {
-            Some(answer) => Ok(answer),
-            None => $crate::database::with_conn!(db, |$conn| $body),
+        match (on_replica, &db.pool) {
+            (Some(answer), _) => Ok(answer),
+            (None, $crate::database::Pool::Sqlite(pools)) => {
+                match db.acquire(pools.reads.get()).await {
+                    Ok(mut object) => {
+                        let $conn: &mut $crate::database::SqliteReader = &mut object;
+                        ($body).map_err($crate::error::DbError::from)
+                    }
+                    Err(error) => Err(error),
+                }
+            }
+            (None, $crate::database::Pool::Postgres(pool)) => match db.acquire(pool.get()).await {
+                Ok(mut object) => {
+                    let $conn: &mut ::diesel_async::AsyncPgConnection = &mut object;
+                    ($body).map_err($crate::error::DbError::from)
+                }
+                Err(error) => Err(error),
+            },
         }
     }};
 }
@@ -75,8 +91,8 @@ macro_rules! in_transaction {
     ($db:expr, |$conn:ident| $body:expr) => {{
         let db: &$crate::database::Database = $db;
         match &db.pool {
-            $crate::database::Pool::Sqlite(pool) => match db.write_turn().await {
-                Ok(_turn) => match db.acquire(pool.get()).await {
+            $crate::database::Pool::Sqlite(pools) => match db.write_turn().await {
+                Ok(_turn) => match db.acquire(pools.writes.get()).await {
                     Ok(mut object) => {
                         object
                             .immediate_transaction(
@@ -105,11 +121,11 @@ pub(crate) use in_transaction;
 
 /// `impl_for_each_backend! { impl Trait { fn … } }`: implements a query trait for both
 /// backends' connections from one written body, so shared queries (used inside and outside
-/// transactions) are written once and type-checked twice. Inside, `Self` is the concrete
-/// connection.
+/// transactions) are written once and type-checked twice: for SQLite's connections whatever
+/// runs them (writers and readers), and for PostgreSQL's. Inside, `Self` is the connection.
 macro_rules! impl_for_each_backend {
     (impl $trait:path { $($body:tt)* }) => {
-        impl $trait for $crate::database::SqliteConn {
+        impl<R: $crate::database::SqliteRunner> $trait for $crate::database::SqliteOn<R> {
             $($body)*
         }
         impl $trait for ::diesel_async::AsyncPgConnection {

@@ -10,12 +10,14 @@
 //! - `url.rs`: [`DatabaseUrl`], where the database is, and its redacted display;
 //! - `connect_error.rs`: [`ConnectError`], why the database could not be opened;
 //! - `open.rs`: [`PoolOptions`], [`Database::open`] and each backend's connection setup;
+//! - `calling_thread.rs`: why SQLite's API reads run on the thread that asks for them;
 //! - `checkout.rs`: a pooled connection within the wait timeout, timeouts counted;
 //! - `write_queue.rs`: why SQLite writers take turns in the process;
 //! - `monitor.rs`: the pool's figures for `/metrics`;
 //! - `replicas.rs`: PostgreSQL read replicas, where each stands, and which one a read uses;
 //! - `macros.rs`: [`with_conn!`], [`in_transaction!`], [`impl_for_each_backend!`].
 
+mod calling_thread;
 mod checkout;
 mod connect_error;
 mod macros;
@@ -33,7 +35,9 @@ use std::time::Duration;
 use diesel::SqliteConnection;
 use diesel_async::AsyncPgConnection;
 use diesel_async::pooled_connection::deadpool::Pool as DeadPool;
-use diesel_async::sync_connection_wrapper::SyncConnectionWrapper;
+use diesel_async::sync_connection_wrapper::{SpawnBlocking, SyncConnectionWrapper};
+
+pub(crate) use calling_thread::OnCallingThread;
 
 // The crate checks out through `Database::acquire`; the tests hold a connection with this.
 #[cfg(test)]
@@ -46,8 +50,20 @@ pub(crate) use open::sqlite_path;
 pub use open::{PoolOptions, ReplicaOptions};
 pub use url::DatabaseUrl;
 
-/// SQLite's synchronous connection, run on tokio's blocking threads by diesel-async.
+/// SQLite's synchronous connection, its statements run by `R` (see [`SqliteRunner`]).
+pub(crate) type SqliteOn<R> = SyncConnectionWrapper<SqliteConnection, R>;
+
+/// A SQLite connection of the writers' pool, run on tokio's blocking threads by diesel-async.
 pub(crate) type SqliteConn = SyncConnectionWrapper<SqliteConnection>;
+
+/// A SQLite connection of the readers' pool, run on the calling thread (`calling_thread.rs`).
+pub(crate) type SqliteReader = SqliteOn<OnCallingThread>;
+
+/// What runs a SQLite connection's statements: tokio's blocking pool for [`SqliteConn`], the
+/// calling thread for [`SqliteReader`]. The queries are written once for any of them.
+pub(crate) trait SqliteRunner: SpawnBlocking + Send + Sync + 'static {}
+
+impl<R: SpawnBlocking + Send + Sync + 'static> SqliteRunner for R {}
 
 /// A pool of connections to one database, SQLite or PostgreSQL. Cheap to clone (the pools are
 /// reference-counted). Implements every store port of `shop-ports`.
@@ -65,8 +81,17 @@ pub struct Database {
 
 #[derive(Clone)]
 pub(crate) enum Pool {
-    Sqlite(DeadPool<SqliteConn>),
+    Sqlite(SqlitePools),
     Postgres(DeadPool<AsyncPgConnection>),
+}
+
+/// SQLite's two pools on one file: the writers', also used for the reads that are not an API
+/// read (authentication, the console, imports), and the readers' (`query_only`), used by
+/// [`with_read_conn!`].
+#[derive(Clone)]
+pub(crate) struct SqlitePools {
+    pub(crate) writes: DeadPool<SqliteConn>,
+    pub(crate) reads: DeadPool<SqliteReader>,
 }
 
 impl Database {
@@ -81,7 +106,10 @@ impl Database {
     /// closed as they come back. Called once the server has stopped.
     pub fn close(&self) {
         match &self.pool {
-            Pool::Sqlite(pool) => pool.close(),
+            Pool::Sqlite(pools) => {
+                pools.writes.close();
+                pools.reads.close();
+            }
             Pool::Postgres(pool) => pool.close(),
         }
     }

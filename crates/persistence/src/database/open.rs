@@ -6,7 +6,8 @@ use std::pin::Pin;
 use std::sync::Arc;
 use std::time::Duration;
 
-use diesel::{ConnectionError, ConnectionResult};
+use diesel::connection::SimpleConnection as _;
+use diesel::{Connection as _, ConnectionError, ConnectionResult, SqliteConnection};
 use diesel_async::pooled_connection::deadpool::Pool as DeadPool;
 use diesel_async::pooled_connection::{
     AsyncDieselConnectionManager, ManagerConfig, RecyclingMethod,
@@ -16,7 +17,10 @@ use diesel_async::{AsyncConnection, AsyncPgConnection, SimpleAsyncConnection};
 use shop_ports::port::WritePositions;
 
 use super::replicas::{Replicas, spawn_monitor};
-use super::{ConnectError, Database, DatabaseUrl, Pool, SqliteConn};
+use super::{
+    ConnectError, Database, DatabaseUrl, OnCallingThread, Pool, SqliteConn, SqlitePools,
+    SqliteReader,
+};
 use crate::migrate;
 
 /// Per-connection SQLite settings. `busy_timeout` comes first so that the others wait for a
@@ -26,6 +30,10 @@ use crate::migrate;
 /// default in SQLite.
 pub(crate) const SQLITE_SETUP: &str = "PRAGMA busy_timeout = 5000; PRAGMA journal_mode = WAL; \
      PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON;";
+
+/// What a connection of SQLite's readers' pool adds to [`SQLITE_SETUP`]: it refuses to write,
+/// so that no write can run on an actix worker (`calling_thread.rs`).
+const SQLITE_READER_SETUP: &str = "PRAGMA query_only = ON;";
 
 /// Per-connection PostgreSQL settings: a runaway query is cancelled (and reported as
 /// unavailable) instead of holding a pooled connection forever.
@@ -68,18 +76,26 @@ impl Database {
         let max_size = options.max_size.max(1);
         let pool = match url {
             DatabaseUrl::Sqlite(path) => {
-                let mut config = ManagerConfig::default();
-                config.custom_setup = Box::new(setup_sqlite);
+                let path = sqlite_path(path)?;
                 // A local file cannot drop the connection: skip the per-checkout ping.
-                config.recycling_method = RecyclingMethod::Fast;
-                let manager =
-                    AsyncDieselConnectionManager::new_with_config(sqlite_path(path)?, config);
-                Pool::Sqlite(
-                    DeadPool::builder(manager)
+                let mut writers = ManagerConfig::default();
+                writers.custom_setup = Box::new(setup_sqlite);
+                writers.recycling_method = RecyclingMethod::Fast;
+                let mut readers = ManagerConfig::default();
+                readers.custom_setup = Box::new(setup_sqlite_reader);
+                readers.recycling_method = RecyclingMethod::Fast;
+                let writers = AsyncDieselConnectionManager::new_with_config(path, writers);
+                let readers = AsyncDieselConnectionManager::new_with_config(path, readers);
+                Pool::Sqlite(SqlitePools {
+                    writes: DeadPool::builder(writers)
                         .max_size(max_size)
                         .build()
                         .map_err(ConnectError::Pool)?,
-                )
+                    reads: DeadPool::builder(readers)
+                        .max_size(max_size)
+                        .build()
+                        .map_err(ConnectError::Pool)?,
+                })
             }
             DatabaseUrl::Postgres(url) => {
                 let mut config = ManagerConfig::default();
@@ -171,6 +187,24 @@ fn setup_sqlite(url: &str) -> SetupFuture<'_, SqliteConn> {
             .await
             .map_err(ConnectionError::CouldntSetupConfiguration)?;
         Ok(conn)
+    })
+}
+
+/// A reader is opened on a blocking thread like a writer, then runs its statements on the
+/// calling thread: opening a file is the one step of a reader that may wait for the disk.
+fn setup_sqlite_reader(url: &str) -> SetupFuture<'_, SqliteReader> {
+    let url = url.to_owned();
+    Box::pin(async move {
+        let opened = tokio::task::spawn_blocking(move || {
+            let mut conn = SqliteConnection::establish(&url)?;
+            conn.batch_execute(SQLITE_SETUP)
+                .and_then(|()| conn.batch_execute(SQLITE_READER_SETUP))
+                .map_err(ConnectionError::CouldntSetupConfiguration)?;
+            Ok(conn)
+        })
+        .await
+        .map_err(|error| ConnectionError::BadConnection(error.to_string()))?;
+        opened.map(|conn| SqliteReader::with_runtime(conn, OnCallingThread))
     })
 }
 

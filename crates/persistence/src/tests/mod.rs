@@ -20,6 +20,7 @@ mod orders;
 mod owners;
 mod sessions;
 mod shops;
+mod sqlite_readers;
 mod stock;
 mod stock_activity;
 mod stock_adjust;
@@ -36,7 +37,7 @@ use diesel::connection::{Instrumentation, InstrumentationEvent};
 use diesel_async::pooled_connection::deadpool::Object;
 use diesel_async::{AsyncConnection, AsyncPgConnection, SimpleAsyncConnection};
 
-use crate::database::{Pool, SqliteConn, checkout};
+use crate::database::{Pool, SqliteConn, SqliteReader, checkout};
 use crate::{Database, DatabaseUrl, PoolOptions};
 
 /// Runs `sql` on a connection of its own, outside any pool (whose `open` would migrate);
@@ -117,20 +118,24 @@ pub(crate) async fn sqlite_with(options: PoolOptions) -> TestDb {
     }
 }
 
-/// A SQLite database whose pool has one connection, checked out and held by the caller: any
-/// other checkout gives up after 50 ms. Dropping the held connection frees the pool.
-pub(crate) async fn exhausted_sqlite() -> (TestDb, Database, Object<SqliteConn>) {
+/// The connections [`exhausted_sqlite`] holds: the writers' and the readers'.
+pub(crate) type HeldSqlite = (Object<SqliteConn>, Object<SqliteReader>);
+
+/// A SQLite database whose two pools have one connection each, both checked out and held by
+/// the caller: any other checkout gives up after 50 ms. Dropping them frees the pools.
+pub(crate) async fn exhausted_sqlite() -> (TestDb, Database, HeldSqlite) {
     let t = sqlite().await;
     let options = PoolOptions {
         max_size: 1,
         wait_timeout: Duration::from_millis(50),
     };
     let db = Database::open(&t.url, options).await.unwrap();
-    let Pool::Sqlite(pool) = &db.pool else {
+    let Pool::Sqlite(pools) = &db.pool else {
         panic!("expected a SQLite pool");
     };
-    let held = checkout(pool.get(), db.wait_timeout).await.unwrap();
-    (t, db, held)
+    let writer = checkout(pools.writes.get(), db.wait_timeout).await.unwrap();
+    let reader = checkout(pools.reads.get(), db.wait_timeout).await.unwrap();
+    (t, db, (writer, reader))
 }
 
 async fn postgres(admin_url: &str) -> TestDb {
