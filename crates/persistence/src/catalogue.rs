@@ -141,7 +141,7 @@ impl ProductReads for AsyncPgConnection {
             return Ok(Vec::new());
         };
         let rows: Vec<ProductWithVariant> = query.load(self).await?;
-        assemble(rows)
+        assemble(rows.into_iter().map(Ok))
     }
 }
 
@@ -167,7 +167,7 @@ impl<R: SqliteRunner> ProductReads for SqliteOn<R> {
             else {
                 return Ok(Ok(Vec::new()));
             };
-            let rows: Vec<ProductWithVariant> = diesel::RunQueryDsl::load(query, conn)?;
+            let rows = diesel::RunQueryDsl::load_iter::<ProductWithVariant, _>(query, conn)?;
             Ok(assemble(rows))
         })
         .await?
@@ -253,25 +253,34 @@ pub(crate) fn contains_pattern(term: &str) -> String {
 
 /// The products of rows ordered by product, then display order: one row per variant, or one
 /// without a variant for a product that has none.
-fn assemble(rows: Vec<ProductWithVariant>) -> Result<Vec<Product>, DbError> {
-    let mut loaded: Vec<(ProductWithNames, Vec<Variant>)> = Vec::new();
-    for (product, category_name, brand_name, variant) in rows {
-        let same_product = loaded
-            .last()
-            .is_some_and(|((last, _, _), _)| last.id == product.id);
-        if !same_product {
-            loaded.push(((product, category_name, brand_name), Vec::new()));
+fn assemble(
+    rows: impl IntoIterator<Item = QueryResult<ProductWithVariant>>,
+) -> Result<Vec<Product>, DbError> {
+    let mut products = Vec::new();
+    let mut current: Option<(ProductWithNames, Vec<Variant>)> = None;
+    for row in rows {
+        let (product, category_name, brand_name, variant) = row?;
+        let another_product = current
+            .as_ref()
+            .is_none_or(|((last, _, _), _)| last.id != product.id);
+        let named = (product, category_name, brand_name);
+        if another_product && let Some(done) = current.replace((named, Vec::new())) {
+            products.push(into_product(done)?);
         }
-        if let (Some(variant), Some((_, variants))) = (variant, loaded.last_mut()) {
+        if let (Some(variant), Some((_, variants))) = (variant, current.as_mut()) {
             variants.push(variant.into_domain()?);
         }
     }
-    loaded
-        .into_iter()
-        .map(|((row, category_name, brand_name), variants)| {
-            row.into_domain(category_name, brand_name, variants)
-        })
-        .collect()
+    if let Some(done) = current {
+        products.push(into_product(done)?);
+    }
+    Ok(products)
+}
+
+fn into_product(
+    ((row, category_name, brand_name), variants): (ProductWithNames, Vec<Variant>),
+) -> Result<Product, DbError> {
+    row.into_domain(category_name, brand_name, variants)
 }
 
 #[async_trait]

@@ -93,7 +93,7 @@ impl OrderQueries for AsyncPgConnection {
     ) -> Result<Vec<Order>, DbError> {
         let query = orders_with_items!(Self, shop, selection);
         let rows: Vec<OrderWithItem> = query.load(self).await?;
-        assemble(rows)
+        assemble(rows.into_iter().map(Ok))
     }
 }
 
@@ -113,7 +113,7 @@ impl<R: SqliteRunner> OrderQueries for SqliteOn<R> {
         let selection = OwnedSelection::from(selection);
         self.spawn_blocking(move |conn| {
             let query = orders_with_items!(SqliteConn, &shop, selection.borrowed());
-            let rows: Vec<OrderWithItem> = diesel::RunQueryDsl::load(query, conn)?;
+            let rows = diesel::RunQueryDsl::load_iter::<OrderWithItem, _>(query, conn)?;
             Ok(assemble(rows))
         })
         .await?
@@ -198,20 +198,25 @@ type OrderWithItem = (SelectedOrder, Option<SelectedOrderItem>);
 
 /// The orders of rows in list order, each order's rows together: one row per item, or one
 /// without an item for an order that has none.
-fn assemble(rows: Vec<OrderWithItem>) -> Result<Vec<Order>, DbError> {
-    let mut loaded: Vec<(SelectedOrder, Vec<OrderItem>)> = Vec::new();
-    for (order, item) in rows {
-        if loaded.last().is_none_or(|(last, _)| last.id != order.id) {
-            loaded.push((order, Vec::new()));
+fn assemble(
+    rows: impl IntoIterator<Item = QueryResult<OrderWithItem>>,
+) -> Result<Vec<Order>, DbError> {
+    let mut orders = Vec::new();
+    let mut current: Option<(SelectedOrder, Vec<OrderItem>)> = None;
+    for row in rows {
+        let (order, item) = row?;
+        let another_order = current.as_ref().is_none_or(|(last, _)| last.id != order.id);
+        if another_order && let Some((done, items)) = current.replace((order, Vec::new())) {
+            orders.push(done.into_domain(items)?);
         }
-        if let (Some(item), Some((_, items))) = (item, loaded.last_mut()) {
+        if let (Some(item), Some((_, items))) = (item, current.as_mut()) {
             items.push(item.into_domain()?);
         }
     }
-    loaded
-        .into_iter()
-        .map(|(order, items)| order.into_domain(items))
-        .collect()
+    if let Some((done, items)) = current {
+        orders.push(done.into_domain(items)?);
+    }
+    Ok(orders)
 }
 
 #[async_trait]

@@ -23,7 +23,12 @@ impl PoolMonitor for Database {
             }
             Pool::Postgres(pool) => {
                 let status = pool.status();
-                (status.max_size, status.size, status.available, status.waiting)
+                (
+                    status.max_size,
+                    status.size,
+                    status.available,
+                    status.waiting,
+                )
             }
         };
         PoolStats {
