@@ -111,7 +111,7 @@ pub struct ServeArgs {
     /// Seconds the requests in flight get to finish after SIGTERM or SIGINT.
     #[arg(long, env = "SHUTDOWN_TIMEOUT_SECONDS", default_value_t = 30)]
     pub shutdown_timeout_seconds: u64,
-    /// Database connections kept open at most.
+    /// Database connections kept open at most (on SQLite, per pool: writers and API readers).
     #[arg(long, env = "DATABASE_POOL_SIZE", value_parser = clap::value_parser!(u16).range(1..),
           default_value_t = 8)]
     pub database_pool_size: u16,

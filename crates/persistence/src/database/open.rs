@@ -42,7 +42,7 @@ const POSTGRES_SETUP: &str = "SET statement_timeout = '10s'";
 /// Pool sizing.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct PoolOptions {
-    /// Connections kept at most (0 is taken as 1).
+    /// Connections kept at most (0 is taken as 1); on SQLite, in each of its two pools.
     pub max_size: usize,
     /// How long a query waits for a free connection, including establishing a new one and
     /// checking an idle one, before failing as unavailable (503). Short, so that a request
