@@ -15,7 +15,7 @@ use shop_ports::usecase::{NewKey, NewShop};
 
 use crate::support::logs::captured;
 use crate::support::proxy::Proxy;
-use crate::support::{Reply, TestApp, on_both_databases, postgres};
+use crate::support::{Backend, Reply, TestApp, on_both_databases, postgres};
 
 on_both_databases!(
     probes_answer_and_metrics_count_real_requests,
@@ -78,6 +78,11 @@ async fn probes_answer_and_metrics_count_real_requests(app: TestApp) {
     let scrape = app.scrape_metrics().await;
     assert_eq!(scrape.status, 200);
     let text = &scrape.text;
+    // The pool size, 8: on SQLite, the writers' pool and the API readers' pool add up.
+    let max_connections = match app.backend {
+        Backend::Sqlite => "shop_db_pool_max_connections 16",
+        Backend::Postgres => "shop_db_pool_max_connections 8",
+    };
     for line in [
         r#"shop_http_requests_total{method="GET",route="/api/v1/me",status="200"} 3"#,
         r#"shop_http_requests_total{method="GET",route="/api/v1/products/{id}",status="404"} 1"#,
@@ -85,7 +90,7 @@ async fn probes_answer_and_metrics_count_real_requests(app: TestApp) {
         r#"shop_http_requests_total{method="GET",route="/readyz",status="200"} 1"#,
         r#"shop_auth_failures_total{cause="malformed_key"} 1"#,
         "shop_auth_argon2_verifications_total 1",
-        "shop_db_pool_max_connections 8",
+        max_connections,
         "shop_db_pool_wait_timeouts_total 0",
     ] {
         assert!(has_line(text, line), "missing {line} in\n{text}");

@@ -2,17 +2,16 @@
 //!
 //! diesel-async's wrapper hands every SQLite statement to tokio's blocking pool and waits for it
 //! there. For a write that is right: a commit waits for the disk (`synchronous = FULL`), and a
-//! worker thread must not wait with it. For a read it is the most expensive part of the trip: a
-//! list page's statement takes about a tenth of a millisecond of CPU, and the hop to another
-//! thread and back (two wake-ups, two context switches, the rows freed on another thread than
-//! the one that allocated them) cost more than a third of the server's CPU per page
+//! worker thread must not wait with it. For a read, the hop to another thread and back (two
+//! wake-ups, two context switches, the rows freed on another thread than the one that allocated
+//! them) is a large part of a list page's cost, and leaves cores idle while requests wait
 //! (docs/PERFORMANCE.md, "SQLite reads on the calling thread").
 //!
 //! So the pool of read connections runs each statement right away, on the actix worker that
 //! awaits it. What that costs: while a read runs, the other requests of that worker wait, as
-//! they wait while it serialises a response. A read never waits for a writer (WAL), its
-//! statements are index walks of at most a page, and the writers keep the blocking pool,
-//! `query_only` keeps any write off these connections.
+//! they wait while it serialises a response. A read never waits for a writer (WAL), and its
+//! statements are bounded by the page. The writers keep the blocking pool, and `query_only`
+//! keeps any write off these connections.
 
 use std::error::Error;
 use std::future::{Future, ready};
