@@ -146,12 +146,11 @@ impl ProductReads for AsyncPgConnection {
 }
 
 impl<R: SqliteRunner> ProductReads for SqliteOn<R> {
-    /// Where the connection runs its statements (the calling thread, for a reader), with
-    /// diesel's synchronous connection: each value is
-    /// decoded once, straight from SQLite, and the products are assembled there. Through the
-    /// async wrapper's `load`, every value was copied into an owned row on that thread, then
-    /// decoded again on the worker (docs/PERFORMANCE.md, "SQLite's list pages against their own
-    /// database").
+    /// Where the connection runs its statements (the calling thread, for a reader), with diesel's
+    /// synchronous connection: each value is decoded once, straight from SQLite, and the products
+    /// are assembled there. Through the async wrapper's `load`, every value was copied into an
+    /// owned row on that thread, then decoded again on the worker (docs/PERFORMANCE.md, "SQLite's
+    /// list pages against their own database").
     async fn products_with_variants(
         &mut self,
         shop: &ShopId,

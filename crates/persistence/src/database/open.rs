@@ -191,7 +191,7 @@ fn setup_sqlite(url: &str) -> SetupFuture<'_, SqliteConn> {
 }
 
 /// A reader is opened on a blocking thread like a writer, then runs its statements on the
-/// calling thread: opening a file is the one step of a reader that may wait for the disk.
+/// calling thread: its setup may wait for a lock (`busy_timeout`), which a worker must not.
 fn setup_sqlite_reader(url: &str) -> SetupFuture<'_, SqliteReader> {
     let url = url.to_owned();
     Box::pin(async move {
