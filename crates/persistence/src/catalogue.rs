@@ -13,11 +13,12 @@ use async_trait::async_trait;
 use diesel::prelude::*;
 use diesel::sql_types::Text;
 use diesel_async::{AsyncConnectionCore, AsyncPgConnection, RunQueryDsl};
-use shop_domain::catalogue::{Product, ProductListQuery, Variant};
+use shop_domain::catalogue::{Product, ProductListQuery};
 use shop_domain::id::{ProductId, ShopId};
 use shop_ports::StoreError;
 use shop_ports::port::CatalogueRepository;
 
+use crate::by_parent::by_parent;
 use crate::database::{
     Database, SqliteConn, SqliteOn, SqliteRunner, impl_for_each_backend, with_read_conn,
 };
@@ -255,31 +256,23 @@ pub(crate) fn contains_pattern(term: &str) -> String {
 fn assemble(
     rows: impl IntoIterator<Item = QueryResult<ProductWithVariant>>,
 ) -> Result<Vec<Product>, DbError> {
-    let mut products = Vec::new();
-    let mut current: Option<(ProductWithNames, Vec<Variant>)> = None;
-    for row in rows {
-        let (product, category_name, brand_name, variant) = row?;
-        let another_product = current
-            .as_ref()
-            .is_none_or(|((last, _, _), _)| last.id != product.id);
-        let named = (product, category_name, brand_name);
-        if another_product && let Some(done) = current.replace((named, Vec::new())) {
-            products.push(into_product(done)?);
-        }
-        if let (Some(variant), Some((_, variants))) = (variant, current.as_mut()) {
-            variants.push(variant.into_domain()?);
-        }
-    }
-    if let Some(done) = current {
-        products.push(into_product(done)?);
-    }
-    Ok(products)
-}
-
-fn into_product(
-    ((row, category_name, brand_name), variants): (ProductWithNames, Vec<Variant>),
-) -> Result<Product, DbError> {
-    row.into_domain(category_name, brand_name, variants)
+    let rows = rows.into_iter().map(|row| {
+        row.map(|(product, category_name, brand_name, variant)| {
+            ((product, category_name, brand_name), variant)
+        })
+    });
+    by_parent(
+        rows,
+        |(a, _, _): &ProductWithNames, (b, _, _)| a.id == b.id,
+        |(product, category_name, brand_name), variants| {
+            let variants = variants.into_iter().map(VariantRow::into_domain);
+            product.into_domain(
+                category_name,
+                brand_name,
+                variants.collect::<Result<_, _>>()?,
+            )
+        },
+    )
 }
 
 #[async_trait]

@@ -14,10 +14,11 @@ use diesel::prelude::*;
 use diesel::sql_types::Text;
 use diesel_async::{AsyncConnectionCore, AsyncPgConnection, RunQueryDsl};
 use shop_domain::id::{OrderId, ShopId};
-use shop_domain::order::{Order, OrderItem, OrderListQuery};
+use shop_domain::order::{Order, OrderListQuery};
 use shop_ports::StoreError;
 use shop_ports::port::OrderRepository;
 
+use crate::by_parent::by_parent;
 use crate::database::{
     Database, SqliteConn, SqliteOn, SqliteRunner, impl_for_each_backend, with_read_conn,
 };
@@ -200,22 +201,14 @@ type OrderWithItem = (SelectedOrder, Option<SelectedOrderItem>);
 fn assemble(
     rows: impl IntoIterator<Item = QueryResult<OrderWithItem>>,
 ) -> Result<Vec<Order>, DbError> {
-    let mut orders = Vec::new();
-    let mut current: Option<(SelectedOrder, Vec<OrderItem>)> = None;
-    for row in rows {
-        let (order, item) = row?;
-        let another_order = current.as_ref().is_none_or(|(last, _)| last.id != order.id);
-        if another_order && let Some((done, items)) = current.replace((order, Vec::new())) {
-            orders.push(done.into_domain(items)?);
-        }
-        if let (Some(item), Some((_, items))) = (item, current.as_mut()) {
-            items.push(item.into_domain()?);
-        }
-    }
-    if let Some((done, items)) = current {
-        orders.push(done.into_domain(items)?);
-    }
-    Ok(orders)
+    by_parent(
+        rows,
+        |a: &SelectedOrder, b| a.id == b.id,
+        |order, items| {
+            let items = items.into_iter().map(SelectedOrderItem::into_domain);
+            order.into_domain(items.collect::<Result<_, _>>()?)
+        },
+    )
 }
 
 #[async_trait]
