@@ -10,27 +10,14 @@ use super::{Database, Pool};
 
 impl PoolMonitor for Database {
     fn pool_stats(&self) -> PoolStats {
-        // (max size, open, available, waiting)
-        let (max_size, open, available, waiting) = match &self.pool {
-            Pool::Sqlite(pools) => {
-                let (writes, reads) = (pools.writes.status(), pools.reads.status());
-                (
-                    writes.max_size + reads.max_size,
-                    writes.size + reads.size,
-                    writes.available + reads.available,
-                    writes.waiting + reads.waiting,
-                )
-            }
-            Pool::Postgres(pool) => {
-                let status = pool.status();
-                (
-                    status.max_size,
-                    status.size,
-                    status.available,
-                    status.waiting,
-                )
-            }
+        let statuses = match &self.pool {
+            Pool::Sqlite(pools) => vec![pools.writes.status(), pools.reads.status()],
+            Pool::Postgres(pool) => vec![pool.status()],
         };
+        let max_size = statuses.iter().map(|status| status.max_size).sum();
+        let open: usize = statuses.iter().map(|status| status.size).sum();
+        let available: usize = statuses.iter().map(|status| status.available).sum();
+        let waiting = statuses.iter().map(|status| status.waiting).sum();
         PoolStats {
             max_size,
             open,
