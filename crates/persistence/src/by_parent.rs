@@ -8,24 +8,26 @@ use diesel::QueryResult;
 use crate::error::DbError;
 
 /// One value per parent of `rows`, in the rows' order. `same` tells whether a row's parent is
-/// the previous row's; `finish` builds a parent's value from its first row and its children.
-pub(crate) fn by_parent<P, C, T>(
+/// the previous row's; `child` converts a child as its row is read; `finish` builds a parent's
+/// value from its first row and its converted children.
+pub(crate) fn by_parent<P, C, D, T>(
     rows: impl IntoIterator<Item = QueryResult<(P, Option<C>)>>,
     same: impl Fn(&P, &P) -> bool,
-    finish: impl Fn(P, Vec<C>) -> Result<T, DbError>,
+    child: impl Fn(C) -> Result<D, DbError>,
+    finish: impl Fn(P, Vec<D>) -> Result<T, DbError>,
 ) -> Result<Vec<T>, DbError> {
     let mut values = Vec::new();
-    let mut current: Option<(P, Vec<C>)> = None;
+    let mut current: Option<(P, Vec<D>)> = None;
     for row in rows {
-        let (parent, child) = row?;
+        let (parent, child_row) = row?;
         let another = current
             .as_ref()
             .is_none_or(|(last, _)| !same(last, &parent));
         if another && let Some((done, children)) = current.replace((parent, Vec::new())) {
             values.push(finish(done, children)?);
         }
-        if let (Some(child), Some((_, children))) = (child, current.as_mut()) {
-            children.push(child);
+        if let (Some(row), Some((_, children))) = (child_row, current.as_mut()) {
+            children.push(child(row)?);
         }
     }
     if let Some((done, children)) = current {
@@ -40,7 +42,7 @@ mod tests {
 
     fn joined(rows: &[(&str, Option<i32>)]) -> Result<Vec<(String, Vec<i32>)>, DbError> {
         let rows = rows.iter().map(|(p, c)| Ok((p.to_string(), *c)));
-        by_parent(rows, |a, b| a == b, |p, c| Ok((p, c)))
+        by_parent(rows, |a, b| a == b, Ok, |p, c| Ok((p, c)))
     }
 
     #[test]
@@ -58,7 +60,7 @@ mod tests {
     #[test]
     fn a_row_that_failed_fails_the_read() {
         let rows = vec![Ok(("a", Some(1))), Err(diesel::result::Error::NotFound)];
-        let folded = by_parent(rows, |a, b| a == b, |p, c: Vec<i32>| Ok((p, c)));
+        let folded = by_parent(rows, |a, b| a == b, Ok, |p, c: Vec<i32>| Ok((p, c)));
         assert!(folded.is_err());
     }
 }

@@ -264,13 +264,9 @@ fn assemble(
     by_parent(
         rows,
         |(a, _, _): &ProductWithNames, (b, _, _)| a.id == b.id,
+        VariantRow::into_domain,
         |(product, category_name, brand_name), variants| {
-            let variants = variants.into_iter().map(VariantRow::into_domain);
-            product.into_domain(
-                category_name,
-                brand_name,
-                variants.collect::<Result<_, _>>()?,
-            )
+            product.into_domain(category_name, brand_name, variants)
         },
     )
 }

@@ -204,10 +204,8 @@ fn assemble(
     by_parent(
         rows,
         |a: &SelectedOrder, b| a.id == b.id,
-        |order, items| {
-            let items = items.into_iter().map(SelectedOrderItem::into_domain);
-            order.into_domain(items.collect::<Result<_, _>>()?)
-        },
+        SelectedOrderItem::into_domain,
+        SelectedOrder::into_domain,
     )
 }
 
