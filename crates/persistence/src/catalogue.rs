@@ -13,14 +13,14 @@ use async_trait::async_trait;
 use diesel::prelude::*;
 use diesel::sql_types::Text;
 use diesel_async::{AsyncConnectionCore, AsyncPgConnection, RunQueryDsl};
-use shop_domain::catalogue::{Product, ProductListQuery};
+use shop_domain::catalogue::{Product, ProductListQuery, Variant};
 use shop_domain::id::{ProductId, ShopId};
 use shop_ports::StoreError;
 use shop_ports::port::CatalogueRepository;
 
-use crate::by_parent::by_parent;
+use crate::by_parent::{by_parent, by_parent_on_sqlite};
 use crate::database::{
-    Database, SqliteConn, SqliteOn, SqliteRunner, impl_for_each_backend, with_read_conn,
+    BackendOf, Database, SqliteConn, SqliteOn, SqliteRunner, impl_for_each_backend, with_read_conn,
 };
 use crate::error::DbError;
 use crate::first_rows::{FirstRows, first_rows, in_first_rows};
@@ -45,15 +45,11 @@ pub(crate) trait CatalogueQueries: PageIds + ProductReads {
     ) -> impl Future<Output = Result<Vec<Product>, DbError>> + Send;
 }
 
+/// A product with its category's and brand's names.
 type ProductWithNames = (ProductRow, Option<String>, Option<String>);
 
-/// A product with its category's and brand's names, and one of its variants if it has any.
-type ProductWithVariant = (
-    ProductRow,
-    Option<String>,
-    Option<String>,
-    Option<VariantRow>,
-);
+/// A product with its names, and one of its variants if it has any.
+type ProductWithVariant = (ProductWithNames, Option<VariantRow>);
 
 impl_for_each_backend! {
     impl CatalogueQueries {
@@ -101,10 +97,12 @@ macro_rules! products_with_variants {
             )
             .filter(products::shop_id.eq(shop.as_str()))
             .select((
-                ProductRow::as_select(),
-                categories::name.nullable(),
-                brands::name.nullable(),
-                Option::<VariantRow>::as_select(),
+                (
+                    <ProductRow as Selectable<BackendOf<$conn>>>::construct_selection(),
+                    categories::name.nullable(),
+                    brands::name.nullable(),
+                ),
+                <VariantRow as Selectable<BackendOf<$conn>>>::construct_selection().nullable(),
             ))
             .order((
                 products::id.asc(),
@@ -142,16 +140,22 @@ impl ProductReads for AsyncPgConnection {
             return Ok(Vec::new());
         };
         let rows: Vec<ProductWithVariant> = query.load(self).await?;
-        assemble(rows.into_iter().map(Ok))
+        by_parent(
+            rows.into_iter().map(Ok),
+            |(a, _, _): &ProductWithNames, (b, _, _)| a.id == b.id,
+            VariantRow::into_domain,
+            product_into_domain,
+        )
     }
 }
 
 impl<R: SqliteRunner> ProductReads for SqliteOn<R> {
     /// Where the connection runs its statements (the calling thread, for a reader), with diesel's
-    /// synchronous connection: each value is decoded once, straight from SQLite, and the products
-    /// are assembled there. Through the async wrapper's `load`, every value was copied into an
-    /// owned row on that thread, then decoded again on the worker (docs/PERFORMANCE.md, "SQLite's
-    /// list pages against their own database").
+    /// synchronous connection: each value is decoded once, straight from SQLite, a product's
+    /// only on its first row, and the products are assembled there. Through the async
+    /// wrapper's `load`, every value was copied into an owned row on that thread, then decoded
+    /// again on the worker (docs/PERFORMANCE.md, "SQLite's list pages against their own
+    /// database").
     async fn products_with_variants(
         &mut self,
         shop: &ShopId,
@@ -167,8 +171,13 @@ impl<R: SqliteRunner> ProductReads for SqliteOn<R> {
             else {
                 return Ok(Ok(Vec::new()));
             };
-            let rows = diesel::RunQueryDsl::load_iter::<ProductWithVariant, _>(query, conn)?;
-            Ok(assemble(rows))
+            Ok(by_parent_on_sqlite(
+                conn,
+                query,
+                |(product, _, _): &ProductWithNames| &product.id,
+                VariantRow::into_domain,
+                product_into_domain,
+            ))
         })
         .await?
     }
@@ -251,24 +260,12 @@ pub(crate) fn contains_pattern(term: &str) -> String {
     pattern
 }
 
-/// The products of rows ordered by product, then display order: one row per variant, or one
-/// without a variant for a product that has none.
-fn assemble(
-    rows: impl IntoIterator<Item = QueryResult<ProductWithVariant>>,
-) -> Result<Vec<Product>, DbError> {
-    let rows = rows.into_iter().map(|row| {
-        row.map(|(product, category_name, brand_name, variant)| {
-            ((product, category_name, brand_name), variant)
-        })
-    });
-    by_parent(
-        rows,
-        |(a, _, _): &ProductWithNames, (b, _, _)| a.id == b.id,
-        VariantRow::into_domain,
-        |(product, category_name, brand_name), variants| {
-            product.into_domain(category_name, brand_name, variants)
-        },
-    )
+/// A product from its row, its names and its variants in display order.
+fn product_into_domain(
+    (product, category_name, brand_name): ProductWithNames,
+    variants: Vec<Variant>,
+) -> Result<Product, DbError> {
+    product.into_domain(category_name, brand_name, variants)
 }
 
 #[async_trait]

@@ -18,9 +18,9 @@ use shop_domain::order::{Order, OrderListQuery};
 use shop_ports::StoreError;
 use shop_ports::port::OrderRepository;
 
-use crate::by_parent::by_parent;
+use crate::by_parent::{by_parent, by_parent_on_sqlite};
 use crate::database::{
-    Database, SqliteConn, SqliteOn, SqliteRunner, impl_for_each_backend, with_read_conn,
+    BackendOf, Database, SqliteConn, SqliteOn, SqliteRunner, impl_for_each_backend, with_read_conn,
 };
 use crate::error::DbError;
 use crate::first_rows::{FirstRows, first_rows, in_first_rows};
@@ -56,8 +56,8 @@ macro_rules! orders_with_items {
             )
             .filter(orders::shop_id.eq(shop.as_str()))
             .select((
-                SelectedOrder::as_select(),
-                Option::<SelectedOrderItem>::as_select(),
+                <SelectedOrder as Selectable<BackendOf<$conn>>>::construct_selection(),
+                <SelectedOrderItem as Selectable<BackendOf<$conn>>>::construct_selection().nullable(),
             ))
             .order((
                 orders::created_at_ms.desc(),
@@ -94,14 +94,19 @@ impl OrderQueries for AsyncPgConnection {
     ) -> Result<Vec<Order>, DbError> {
         let query = orders_with_items!(Self, shop, selection);
         let rows: Vec<OrderWithItem> = query.load(self).await?;
-        assemble(rows.into_iter().map(Ok))
+        by_parent(
+            rows.into_iter().map(Ok),
+            |a: &SelectedOrder, b| a.id == b.id,
+            SelectedOrderItem::into_domain,
+            SelectedOrder::into_domain,
+        )
     }
 }
 
 impl<R: SqliteRunner> OrderQueries for SqliteOn<R> {
     /// Where the connection runs its statements (the calling thread, for a reader), with diesel's
-    /// synchronous connection: each value is decoded once, straight from SQLite, and the orders
-    /// are assembled there. Through the async wrapper's `load`, every value was copied into an
+    /// synchronous connection: each value is decoded once, straight from SQLite, an order's only
+    /// on its first row, and the orders are assembled there. Through the async wrapper's `load`, every value was copied into an
     /// owned row on that thread, then decoded again on the worker (docs/PERFORMANCE.md, "SQLite's
     /// list pages against their own database").
     async fn load_orders(
@@ -113,8 +118,13 @@ impl<R: SqliteRunner> OrderQueries for SqliteOn<R> {
         let selection = OwnedSelection::from(selection);
         self.spawn_blocking(move |conn| {
             let query = orders_with_items!(SqliteConn, &shop, selection.borrowed());
-            let rows = diesel::RunQueryDsl::load_iter::<OrderWithItem, _>(query, conn)?;
-            Ok(assemble(rows))
+            Ok(by_parent_on_sqlite(
+                conn,
+                query,
+                |order: &SelectedOrder| &order.id,
+                SelectedOrderItem::into_domain,
+                SelectedOrder::into_domain,
+            ))
         })
         .await?
     }
@@ -195,19 +205,6 @@ impl_for_each_backend! {
 
 /// An order, and one of its items if it has any.
 type OrderWithItem = (SelectedOrder, Option<SelectedOrderItem>);
-
-/// The orders of rows in list order, each order's rows together: one row per item, or one
-/// without an item for an order that has none.
-fn assemble(
-    rows: impl IntoIterator<Item = QueryResult<OrderWithItem>>,
-) -> Result<Vec<Order>, DbError> {
-    by_parent(
-        rows,
-        |a: &SelectedOrder, b| a.id == b.id,
-        SelectedOrderItem::into_domain,
-        SelectedOrder::into_domain,
-    )
-}
 
 #[async_trait]
 impl OrderRepository for Database {
