@@ -83,12 +83,32 @@ impl Timestamp {
 /// choices in the code", "Timestamps written without a format description").
 impl fmt::Display for Timestamp {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let at = self.to_datetime();
-        let Ok(year) = u16::try_from(at.year()) else {
+        match self.rfc3339_text() {
+            Some(text) => f.write_str(text.as_str()),
             // Years before 0 only come from absurd stored values; time's general formatter
             // knows how to write them.
-            return f.write_str(&self.formatted_by_description());
-        };
+            None => f.write_str(&self.formatted_by_description()),
+        }
+    }
+}
+
+/// A timestamp's rendering in a fixed buffer, for a serializer that takes the text at once
+/// rather than through `fmt` (`shop-http`'s DTOs).
+#[derive(Clone, Copy, Debug)]
+pub struct Rfc3339Text([u8; 24]);
+
+impl Rfc3339Text {
+    pub fn as_str(&self) -> &str {
+        // Only ASCII digits were written into an ASCII template.
+        std::str::from_utf8(&self.0).unwrap_or("1970-01-01T00:00:00.000Z")
+    }
+}
+
+impl Timestamp {
+    /// The API's rendering (`2026-11-21T09:30:00.000Z`), for years 0 to 9999.
+    pub fn rfc3339_text(self) -> Option<Rfc3339Text> {
+        let at = self.to_datetime();
+        let year = u16::try_from(at.year()).ok()?;
         let mut text = *b"0000-00-00T00:00:00.000Z";
         put_digits(&mut text[0..4], year);
         put_digits(&mut text[5..7], u16::from(u8::from(at.month())));
@@ -97,8 +117,7 @@ impl fmt::Display for Timestamp {
         put_digits(&mut text[14..16], u16::from(at.minute()));
         put_digits(&mut text[17..19], u16::from(at.second()));
         put_digits(&mut text[20..23], at.millisecond());
-        // Only ASCII digits were written into an ASCII template.
-        f.write_str(std::str::from_utf8(&text).map_err(|_| fmt::Error)?)
+        Some(Rfc3339Text(text))
     }
 }
 
