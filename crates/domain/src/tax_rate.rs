@@ -95,8 +95,14 @@ mod tests {
         assert_eq!(TaxRate::parse("05.50").unwrap().to_string(), "5.50");
         assert_eq!(TaxRate::from_hundredths(210).unwrap().to_string(), "2.10");
         assert_eq!(TaxRate::from_hundredths(0).unwrap().to_string(), "0.00");
-        assert_eq!(TaxRate::from_hundredths(10_000).unwrap().to_string(), "100.00");
-        assert_eq!(TaxRate::from_hundredths(1_005).unwrap().to_string(), "10.05");
+        assert_eq!(
+            TaxRate::from_hundredths(10_000).unwrap().to_string(),
+            "100.00"
+        );
+        assert_eq!(
+            TaxRate::from_hundredths(1_005).unwrap().to_string(),
+            "10.05"
+        );
         for hundredths in 0..=10_000 {
             let rate = TaxRate::from_hundredths(hundredths).unwrap();
             assert_eq!(TaxRate::parse(rate.text().as_str()), Ok(rate));

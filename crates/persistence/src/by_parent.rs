@@ -80,7 +80,9 @@ fn first_column_is<'r>(row: &impl Row<'r, Sqlite>, id: &str) -> bool {
         return false;
     };
     // `read_text` borrows the value mutably: SQLite may convert it to text in place.
-    field.value().is_some_and(|mut value| value.read_text() == id)
+    field
+        .value()
+        .is_some_and(|mut value| value.read_text() == id)
 }
 
 fn decode<'r, V: FromSqlRow<ST, Sqlite>, ST>(
@@ -138,8 +140,11 @@ mod tests {
         assert!(joined(&[]).unwrap().is_empty());
     }
 
-    /// The rows of four parents, the second with a name that changes on its later rows.
-    fn on_sqlite(columns: &str) -> Result<Vec<((String, String), Vec<i32>)>, DbError> {
+    /// A parent's id and name, and its children.
+    type Folded = ((String, String), Vec<i32>);
+
+    /// The folded rows that selecting `columns` reads.
+    fn on_sqlite(columns: &str) -> Result<Vec<Folded>, DbError> {
         use diesel::Connection;
         use diesel::dsl::sql;
         use diesel::sql_types::{Integer, Nullable, Text};

@@ -57,7 +57,8 @@ macro_rules! orders_with_items {
             .filter(orders::shop_id.eq(shop.as_str()))
             .select((
                 <SelectedOrder as Selectable<BackendOf<$conn>>>::construct_selection(),
-                <SelectedOrderItem as Selectable<BackendOf<$conn>>>::construct_selection().nullable(),
+                <SelectedOrderItem as Selectable<BackendOf<$conn>>>::construct_selection()
+                    .nullable(),
             ))
             .order((
                 orders::created_at_ms.desc(),

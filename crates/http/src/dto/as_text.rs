@@ -35,10 +35,7 @@ impl ShortText for &HexColor {
     }
 }
 
-pub fn serialize<T: ShortText, S: Serializer>(
-    value: &T,
-    serializer: S,
-) -> Result<S::Ok, S::Error> {
+pub fn serialize<T: ShortText, S: Serializer>(value: &T, serializer: S) -> Result<S::Ok, S::Error> {
     value.with_text(|text| serializer.serialize_str(text))
 }
 
