@@ -62,9 +62,10 @@ where
         rows,
         |row, last| {
             let known = last.is_some_and(|last| first_column_is(&row, id(last)));
-            let parent = match known {
-                true => None,
-                false => Some(decode::<P, PST>(&row, parent_columns.clone())?),
+            let parent = if known {
+                None
+            } else {
+                Some(decode::<P, PST>(&row, parent_columns.clone())?)
             };
             let child = decode::<Option<C>, CST>(&row, P::FIELD_COUNT..row.field_count())?;
             Ok((parent, child))
