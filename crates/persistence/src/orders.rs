@@ -107,9 +107,9 @@ impl OrderQueries for AsyncPgConnection {
 impl<R: SqliteRunner> OrderQueries for SqliteOn<R> {
     /// Where the connection runs its statements (the calling thread, for a reader), with diesel's
     /// synchronous connection: each value is decoded once, straight from SQLite, an order's only
-    /// on its first row, and the orders are assembled there. Through the async wrapper's `load`, every value was copied into an
-    /// owned row on that thread, then decoded again on the worker (docs/PERFORMANCE.md, "SQLite's
-    /// list pages against their own database").
+    /// on its first row, and the orders are assembled there. Through the async wrapper's
+    /// `load`, every value was copied into an owned row on that thread, then decoded again on
+    /// the worker (docs/PERFORMANCE.md, "SQLite's list pages against their own database").
     async fn load_orders(
         &mut self,
         shop: &ShopId,
