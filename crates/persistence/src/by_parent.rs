@@ -20,19 +20,19 @@ use diesel::{QueryResult, result::Error};
 
 use crate::error::DbError;
 
-/// One value per parent of `rows`, in the rows' order. `same` tells whether a row's parent is
-/// the previous row's; `child` converts a child as its row is read; `finish` builds a parent's
-/// value from its first row and its converted children.
+/// One value per parent of `rows`, in the rows' order. `id` gives a parent's id, which tells
+/// whether a row's parent is the previous row's; `child` converts a child as its row is read;
+/// `finish` builds a parent's value from its first row and its converted children.
 pub(crate) fn by_parent<P, C, D, T>(
     rows: impl IntoIterator<Item = QueryResult<(P, Option<C>)>>,
-    same: impl Fn(&P, &P) -> bool,
+    id: impl Fn(&P) -> &str,
     child: impl Fn(C) -> Result<D, DbError>,
     finish: impl Fn(P, Vec<D>) -> Result<T, DbError>,
 ) -> Result<Vec<T>, DbError> {
     fold(
         rows,
         |(parent, child), last| {
-            let another = last.is_none_or(|last| !same(last, &parent));
+            let another = last.is_none_or(|last| id(last) != id(&parent));
             Ok((another.then_some(parent), child))
         },
         child,
@@ -41,8 +41,7 @@ pub(crate) fn by_parent<P, C, D, T>(
 }
 
 /// [`by_parent`] over the rows of `query`, read from SQLite here. `query` selects
-/// `(parent, child)`, the parent's first column being its id, which `id` gives of a decoded
-/// parent.
+/// `(parent, child)`, the parent's first column being its id.
 pub(crate) fn by_parent_on_sqlite<Q, PST, CST, P, C, D, T>(
     conn: &mut SqliteConnection,
     query: Q,
@@ -126,7 +125,7 @@ mod tests {
 
     fn joined(rows: &[(&str, Option<i32>)]) -> Result<Vec<(String, Vec<i32>)>, DbError> {
         let rows = rows.iter().map(|(p, c)| Ok((p.to_string(), *c)));
-        by_parent(rows, |a, b| a == b, Ok, |p, c| Ok((p, c)))
+        by_parent(rows, String::as_str, Ok, |p, c| Ok((p, c)))
     }
 
     #[test]
@@ -186,7 +185,7 @@ mod tests {
     #[test]
     fn a_row_that_failed_fails_the_read() {
         let rows = vec![Ok(("a", Some(1))), Err(diesel::result::Error::NotFound)];
-        let folded = by_parent(rows, |a, b| a == b, Ok, |p, c: Vec<i32>| Ok((p, c)));
+        let folded = by_parent(rows, |p: &&str| p, Ok, |p, c: Vec<i32>| Ok((p, c)));
         assert!(folded.is_err());
     }
 }

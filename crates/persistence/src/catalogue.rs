@@ -142,7 +142,7 @@ impl ProductReads for AsyncPgConnection {
         let rows: Vec<ProductWithVariant> = query.load(self).await?;
         by_parent(
             rows.into_iter().map(Ok),
-            |(a, _, _): &ProductWithNames, (b, _, _)| a.id == b.id,
+            product_id,
             VariantRow::into_domain,
             product_into_domain,
         )
@@ -174,7 +174,7 @@ impl<R: SqliteRunner> ProductReads for SqliteOn<R> {
             Ok(by_parent_on_sqlite(
                 conn,
                 query,
-                |(product, _, _): &ProductWithNames| &product.id,
+                product_id,
                 VariantRow::into_domain,
                 product_into_domain,
             ))
@@ -258,6 +258,10 @@ pub(crate) fn contains_pattern(term: &str) -> String {
     }
     pattern.push('%');
     pattern
+}
+
+fn product_id((product, _, _): &ProductWithNames) -> &str {
+    &product.id
 }
 
 /// A product from its row, its names and its variants in display order.

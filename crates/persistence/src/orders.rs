@@ -97,7 +97,7 @@ impl OrderQueries for AsyncPgConnection {
         let rows: Vec<OrderWithItem> = query.load(self).await?;
         by_parent(
             rows.into_iter().map(Ok),
-            |a: &SelectedOrder, b| a.id == b.id,
+            |order: &SelectedOrder| &order.id,
             SelectedOrderItem::into_domain,
             SelectedOrder::into_domain,
         )
