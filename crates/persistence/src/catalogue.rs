@@ -1,31 +1,31 @@
 //! Reading products: the list page, one product, and the stored versions an import compares
 //! against. All three go through [`CatalogueQueries::load_products`], which costs one statement
-//! whatever the number of products: the products with their category and brand names and
-//! their variants by LEFT JOIN, the page's products chosen by a subquery so that its `LIMIT`
-//! counts products, not variants. No N+1, and one statement rather than two (see
-//! docs/PERFORMANCE.md). A search (`q`) of three characters or more costs one or two more: a
+//! whatever the number of products: the products with their category's and brand's names, then
+//! their variants, found by the page's ids (`parents_then_children.rs`). No N+1, and one
+//! statement rather than two (see docs/PERFORMANCE.md). A search (`q`) of three characters or more costs one or two more: a
 //! probe of the search index, then, for a rare term, its entries, which tell the page which
 //! products to test (see [`search`]).
 
 pub(crate) mod search;
 
 use async_trait::async_trait;
+use diesel::connection::DefaultLoadingMode;
 use diesel::prelude::*;
 use diesel::sql_types::Text;
 use diesel_async::{AsyncConnectionCore, AsyncPgConnection, RunQueryDsl};
-use shop_domain::catalogue::{Product, ProductListQuery, Variant};
+use shop_domain::catalogue::{Product, ProductListQuery};
 use shop_domain::id::{ProductId, ShopId};
 use shop_ports::StoreError;
 use shop_ports::port::CatalogueRepository;
 
-use crate::by_parent::{by_parent, by_parent_on_sqlite};
 use crate::database::{
     BackendOf, Database, SqliteConn, SqliteOn, SqliteRunner, impl_for_each_backend, with_read_conn,
 };
 use crate::error::DbError;
 use crate::first_rows::{FirstRows, first_rows, in_first_rows};
 use crate::one_of::one_of;
-use crate::rows::{ProductRow, VariantRow};
+use crate::parents_then_children::{assemble, nulls, parents_then_children};
+use crate::rows::{ProductWithNames, VariantRow};
 use crate::schema::{brands, categories, products, variants};
 use crate::selection::OwnedSelection;
 use search::{ProductSearchIndex, SearchPath};
@@ -45,11 +45,8 @@ pub(crate) trait CatalogueQueries: PageIds + ProductReads {
     ) -> impl Future<Output = Result<Vec<Product>, DbError>> + Send;
 }
 
-/// A product with its category's and brand's names.
-type ProductWithNames = (ProductRow, Option<String>, Option<String>);
-
-/// A product with its names, and one of its variants if it has any.
-type ProductWithVariant = (ProductWithNames, Option<VariantRow>);
+/// A row of the statement of [`CatalogueQueries::load_products`]: a product or a variant.
+type ProductOrVariant = (Option<ProductWithNames>, Option<VariantRow>);
 
 impl_for_each_backend! {
     impl CatalogueQueries {
@@ -71,143 +68,16 @@ impl_for_each_backend! {
     }
 }
 
-/// The one statement of a read, boxed for the backend of connection type `$conn`: written
-/// once, expanded where each backend runs it. `None` when `path` already knows there are no
-/// products to read.
-macro_rules! products_with_variants {
-    ($conn:ty, $shop:expr, $selection:expr, $path:expr) => {{
-        let shop: &ShopId = $shop;
-        let query = products::table
-            .left_join(
-                categories::table.on(categories::id
-                    .nullable()
-                    .eq(products::category_id)
-                    .and(categories::shop_id.eq(products::shop_id))),
-            )
-            .left_join(
-                brands::table.on(brands::id
-                    .nullable()
-                    .eq(products::brand_id)
-                    .and(brands::shop_id.eq(products::shop_id))),
-            )
-            .left_join(
-                variants::table.on(variants::product_id
-                    .eq(products::id)
-                    .and(variants::shop_id.eq(products::shop_id))),
-            )
-            .filter(products::shop_id.eq(shop.as_str()))
-            .select((
-                (
-                    <ProductRow as Selectable<BackendOf<$conn>>>::construct_selection(),
-                    categories::name.nullable(),
-                    brands::name.nullable(),
-                ),
-                <VariantRow as Selectable<BackendOf<$conn>>>::construct_selection().nullable(),
-            ))
-            .order((
-                products::id.asc(),
-                variants::position.asc(),
-                variants::id.asc(),
-            ))
-            .into_boxed();
-        match $selection {
-            Selection::Page(page) => <$conn as PageIds>::page_ids(shop, page, $path)
-                .map(|ids| query.filter(in_first_rows(products::id, ids))),
-            Selection::Ids(ids) => Some(query.filter(one_of(products::id, ids))),
-        }
-    }};
-}
-
-/// One read of the selected products along `path`: the step of
-/// [`CatalogueQueries::load_products`] that runs differently on each backend.
-pub(crate) trait ProductReads {
-    fn products_with_variants(
-        &mut self,
-        shop: &ShopId,
-        selection: Selection<'_>,
-        path: &SearchPath,
-    ) -> impl Future<Output = Result<Vec<Product>, DbError>> + Send;
-}
-
-impl ProductReads for AsyncPgConnection {
-    async fn products_with_variants(
-        &mut self,
-        shop: &ShopId,
-        selection: Selection<'_>,
-        path: &SearchPath,
-    ) -> Result<Vec<Product>, DbError> {
-        let Some(query) = products_with_variants!(Self, shop, selection, path) else {
-            return Ok(Vec::new());
-        };
-        let rows: Vec<ProductWithVariant> = query.load(self).await?;
-        by_parent(
-            rows.into_iter().map(Ok),
-            product_id,
-            VariantRow::into_domain,
-            product_into_domain,
-        )
-    }
-}
-
-impl<R: SqliteRunner> ProductReads for SqliteOn<R> {
-    /// Where the connection runs its statements (the calling thread, for a reader), with diesel's
-    /// synchronous connection: each value is decoded once, straight from SQLite, a product's
-    /// only on its first row, and the products are assembled there. Through the async
-    /// wrapper's `load`, every value was copied into an owned row on that thread, then decoded
-    /// again on the worker (docs/PERFORMANCE.md, "SQLite's list pages against their own
-    /// database").
-    async fn products_with_variants(
-        &mut self,
-        shop: &ShopId,
-        selection: Selection<'_>,
-        path: &SearchPath,
-    ) -> Result<Vec<Product>, DbError> {
-        let shop = shop.clone();
-        let selection = OwnedSelection::from(selection);
-        let path = path.clone();
-        self.spawn_blocking(move |conn| {
-            let Some(query) =
-                products_with_variants!(SqliteConn, &shop, selection.borrowed(), &path)
-            else {
-                return Ok(Ok(Vec::new()));
-            };
-            Ok(by_parent_on_sqlite(
-                conn,
-                query,
-                product_id,
-                VariantRow::into_domain,
-                product_into_domain,
-            ))
-        })
-        .await?
-    }
-}
-
-/// A list page's product ids, `limit + 1` of them or a few more (`first_rows.rs`), as the
-/// subquery of the one statement that reads them with their variants; `None` when `path`
-/// already knows there are none. Built per backend: a boxed query names its backend.
-pub(crate) trait PageIds: AsyncConnectionCore {
-    fn page_ids<'a>(
-        shop: &'a ShopId,
-        page: &'a ProductListQuery,
-        path: &'a SearchPath,
-    ) -> Option<PageOfIds<'a, <Self as AsyncConnectionCore>::Backend>>;
-}
-
-type PageOfIds<'a, DB> = FirstRows<products::BoxedQuery<'a, DB, Text>>;
-
-impl_for_each_backend! {
-    impl PageIds {
-        fn page_ids<'a>(
-            shop: &'a ShopId,
-            page: &'a ProductListQuery,
-            path: &'a SearchPath,
-        ) -> Option<PageOfIds<'a, <Self as AsyncConnectionCore>::Backend>> {
-            let mut query = products::table
-                .select(products::id)
-                .filter(products::shop_id.eq(shop.as_str()))
-                .order(products::id.asc())
-                .into_boxed();
+/// A list page's products: `$query` (a boxed select from `products`, or from `products` with
+/// its names) filtered as `$page` asks, by ascending id, `limit + 1` of them or a few more
+/// (`first_rows.rs`). Written once for the statement's two branches: the page's products, and
+/// their ids that find their variants. `None` when `$path` already knows there are none.
+macro_rules! product_page {
+    ($query:expr, $page:expr, $path:expr) => {
+        'page: {
+            let page: &ProductListQuery = $page;
+            let path: &SearchPath = $path;
+            let mut query = $query.order(products::id.asc());
             if let Some(after) = &page.after {
                 query = query.filter(products::id.gt(after.as_str()));
             }
@@ -219,7 +89,7 @@ impl_for_each_backend! {
                 );
                 match path {
                     SearchPath::Walk => {}
-                    SearchPath::Candidates(ids) if ids.is_empty() => return None,
+                    SearchPath::Candidates(ids) if ids.is_empty() => break 'page None,
                     SearchPath::Candidates(ids) => {
                         query = query.filter(one_of(products::id, ids));
                     }
@@ -242,6 +112,156 @@ impl_for_each_backend! {
             }
             Some(first_rows(query, page.limit.get() + 1))
         }
+    };
+}
+
+/// The one statement of a read, boxed for the backend of connection type `$conn`: written
+/// once, expanded where each backend runs it. The products by ascending id, then their
+/// variants (`parents_then_children.rs`). `None` when `path` already knows there are no
+/// products to read.
+macro_rules! products_then_variants {
+    ($conn:ty, $shop:expr, $selection:expr, $path:expr) => {{
+        let shop: &ShopId = $shop;
+        let products = products::table
+            .left_join(
+                categories::table.on(categories::id
+                    .nullable()
+                    .eq(products::category_id)
+                    .and(categories::shop_id.eq(products::shop_id))),
+            )
+            .left_join(
+                brands::table.on(brands::id
+                    .nullable()
+                    .eq(products::brand_id)
+                    .and(brands::shop_id.eq(products::shop_id))),
+            )
+            .filter(products::shop_id.eq(shop.as_str()))
+            .select((
+                <ProductWithNames as Selectable<BackendOf<$conn>>>::construct_selection()
+                    .nullable(),
+                nulls::<VariantRow, BackendOf<$conn>>(),
+            ))
+            .into_boxed();
+        let variants = variants::table
+            .filter(variants::shop_id.eq(shop.as_str()))
+            .select((
+                nulls::<ProductWithNames, BackendOf<$conn>>(),
+                <VariantRow as Selectable<BackendOf<$conn>>>::construct_selection().nullable(),
+            ))
+            .into_boxed();
+        match $selection {
+            Selection::Page(page) => product_page!(products, page, $path)
+                .zip(<$conn as PageIds>::page_ids(shop, page, $path))
+                .map(|(products, ids)| {
+                    parents_then_children(
+                        products,
+                        variants.filter(in_first_rows(variants::product_id, ids)),
+                    )
+                }),
+            Selection::Ids(ids) => Some(parents_then_children(
+                first_rows(
+                    products
+                        .filter(one_of(products::id, ids))
+                        .order(products::id.asc()),
+                    ids.len(),
+                ),
+                variants.filter(one_of(variants::product_id, ids)),
+            )),
+        }
+    }};
+}
+
+/// One read of the selected products along `path`: the step of
+/// [`CatalogueQueries::load_products`] that runs differently on each backend.
+pub(crate) trait ProductReads {
+    fn products_with_variants(
+        &mut self,
+        shop: &ShopId,
+        selection: Selection<'_>,
+        path: &SearchPath,
+    ) -> impl Future<Output = Result<Vec<Product>, DbError>> + Send;
+}
+
+impl ProductReads for AsyncPgConnection {
+    async fn products_with_variants(
+        &mut self,
+        shop: &ShopId,
+        selection: Selection<'_>,
+        path: &SearchPath,
+    ) -> Result<Vec<Product>, DbError> {
+        let Some(query) = products_then_variants!(Self, shop, selection, path) else {
+            return Ok(Vec::new());
+        };
+        let rows: Vec<ProductOrVariant> = query.load(self).await?;
+        assemble(
+            rows.into_iter().map(Ok),
+            ProductWithNames::id,
+            VariantRow::into_domain,
+            ProductWithNames::into_domain,
+        )
+    }
+}
+
+impl<R: SqliteRunner> ProductReads for SqliteOn<R> {
+    /// Where the connection runs its statements (the calling thread, for a reader), with diesel's
+    /// synchronous connection: each value is decoded once, straight from SQLite, and the products
+    /// are assembled there. Through the async
+    /// wrapper's `load`, every value was copied into an owned row on that thread, then decoded
+    /// again on the worker (docs/PERFORMANCE.md, "SQLite's list pages against their own
+    /// database").
+    async fn products_with_variants(
+        &mut self,
+        shop: &ShopId,
+        selection: Selection<'_>,
+        path: &SearchPath,
+    ) -> Result<Vec<Product>, DbError> {
+        let shop = shop.clone();
+        let selection = OwnedSelection::from(selection);
+        let path = path.clone();
+        self.spawn_blocking(move |conn| {
+            let Some(query) =
+                products_then_variants!(SqliteConn, &shop, selection.borrowed(), &path)
+            else {
+                return Ok(Ok(Vec::new()));
+            };
+            Ok(assemble(
+                diesel::RunQueryDsl::load_iter::<ProductOrVariant, DefaultLoadingMode>(
+                    query, conn,
+                )?,
+                ProductWithNames::id,
+                VariantRow::into_domain,
+                ProductWithNames::into_domain,
+            ))
+        })
+        .await?
+    }
+}
+
+/// A list page's product ids, as the subquery that finds their variants. Built per backend: a
+/// boxed query names its backend.
+pub(crate) trait PageIds: AsyncConnectionCore {
+    fn page_ids<'a>(
+        shop: &'a ShopId,
+        page: &'a ProductListQuery,
+        path: &'a SearchPath,
+    ) -> Option<PageOfIds<'a, <Self as AsyncConnectionCore>::Backend>>;
+}
+
+type PageOfIds<'a, DB> = FirstRows<products::BoxedQuery<'a, DB, Text>>;
+
+impl_for_each_backend! {
+    impl PageIds {
+        fn page_ids<'a>(
+            shop: &'a ShopId,
+            page: &'a ProductListQuery,
+            path: &'a SearchPath,
+        ) -> Option<PageOfIds<'a, <Self as AsyncConnectionCore>::Backend>> {
+            let ids = products::table
+                .select(products::id)
+                .filter(products::shop_id.eq(shop.as_str()))
+                .into_boxed();
+            product_page!(ids, page, path)
+        }
     }
 }
 
@@ -258,18 +278,6 @@ pub(crate) fn contains_pattern(term: &str) -> String {
     }
     pattern.push('%');
     pattern
-}
-
-fn product_id((product, _, _): &ProductWithNames) -> &str {
-    &product.id
-}
-
-/// A product from its row, its names and its variants in display order.
-fn product_into_domain(
-    (product, category_name, brand_name): ProductWithNames,
-    variants: Vec<Variant>,
-) -> Result<Product, DbError> {
-    product.into_domain(category_name, brand_name, variants)
 }
 
 #[async_trait]

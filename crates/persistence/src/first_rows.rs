@@ -17,9 +17,11 @@
 
 use diesel::backend::Backend;
 use diesel::expression::{AppearsOnTable, Expression, SelectableExpression, ValidGrouping};
+use diesel::pg::Pg;
 use diesel::query_builder::{AstPass, Query, QueryFragment, QueryId};
 use diesel::result::QueryResult;
 use diesel::sql_types::{Bool, SingleValue, SqlType};
+use diesel::sqlite::Sqlite;
 
 /// At least the first `count` rows of `query` (which orders them), and at most nine more: the
 /// caller keeps the first `count`. See [`FirstRows::skipping`] to start further on.
@@ -76,7 +78,7 @@ impl<DB: Backend, Q: QueryFragment<DB>> QueryFragment<DB> for FirstRows<Q> {
 }
 
 /// `column IN (rows)`, for a page chosen by a subquery of one column: what diesel's `eq_any`
-/// writes for a select statement, which `FirstRows` is not.
+/// writes for a select statement, which `FirstRows` is not (on PostgreSQL, see the `Pg` impl).
 pub(crate) fn in_first_rows<C, Q>(column: C, rows: FirstRows<Q>) -> InFirstRows<C, Q> {
     InFirstRows { column, rows }
 }
@@ -123,18 +125,35 @@ impl<C, Q> QueryId for InFirstRows<C, Q> {
     const HAS_STATIC_QUERY_ID: bool = false;
 }
 
-impl<DB, C, Q> QueryFragment<DB> for InFirstRows<C, Q>
+impl<C, Q> QueryFragment<Sqlite> for InFirstRows<C, Q>
 where
-    DB: Backend,
-    C: QueryFragment<DB>,
-    Q: QueryFragment<DB>,
+    C: QueryFragment<Sqlite>,
+    Q: QueryFragment<Sqlite>,
 {
-    fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, DB>) -> QueryResult<()> {
+    fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, Sqlite>) -> QueryResult<()> {
         out.push_sql("(");
         self.column.walk_ast(out.reborrow())?;
         out.push_sql(" IN (");
         self.rows.walk_ast(out.reborrow())?;
         out.push_sql("))");
+        Ok(())
+    }
+}
+
+/// `column = ANY(ARRAY(rows))` on PostgreSQL: the rows are read once, before the scan, and the
+/// scan looks their values up in an index in one pass. `IN (rows)` joined them, hashed them,
+/// and looked each one up on its own (docs/PERFORMANCE.md, "Parents, then their children").
+impl<C, Q> QueryFragment<Pg> for InFirstRows<C, Q>
+where
+    C: QueryFragment<Pg>,
+    Q: QueryFragment<Pg>,
+{
+    fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, Pg>) -> QueryResult<()> {
+        out.push_sql("(");
+        self.column.walk_ast(out.reborrow())?;
+        out.push_sql(" = ANY(ARRAY(");
+        self.rows.walk_ast(out.reborrow())?;
+        out.push_sql(")))");
         Ok(())
     }
 }

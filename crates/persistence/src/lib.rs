@@ -16,7 +16,6 @@
 //! read can select them.
 
 mod bulk_load;
-mod by_parent;
 mod catalogue;
 mod clients;
 mod database;
@@ -31,6 +30,7 @@ mod migrate;
 mod one_of;
 mod orders;
 mod owners;
+mod parents_then_children;
 mod replication;
 mod rows;
 mod schema;

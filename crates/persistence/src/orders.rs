@@ -1,30 +1,28 @@
 //! Reading orders: the list page (newest first, or changed since a time by `updatedAt`) and
-//! one order. Both go through
-//! [`OrderQueries::load_orders`], which costs one statement whatever the number of orders and
-//! items: the orders with their items by LEFT JOIN, the page's orders chosen by a subquery so
-//! that its `LIMIT` counts orders, not items. One statement rather than two halves the
-//! database's per-statement work (parse, bind, snapshot, executor start) on PostgreSQL and
-//! the hops to SQLite's thread (see docs/PERFORMANCE.md).
+//! one order. Both go through [`OrderQueries::load_orders`], which costs one statement
+//! whatever the number of orders and items: the page's orders, then their items, found by the
+//! page's ids (`parents_then_children.rs`). One statement rather than two saves PostgreSQL a
+//! round of parse, bind and snapshot, and SQLite's reader a step (see docs/PERFORMANCE.md).
 //!
 //! Only [`SelectedOrder`]'s columns are selected: the confidential ones (signatures, internal
 //! note, payment intent) never leave the database on this path.
 
 use async_trait::async_trait;
+use diesel::connection::DefaultLoadingMode;
 use diesel::prelude::*;
-use diesel::sql_types::Text;
 use diesel_async::{AsyncConnectionCore, AsyncPgConnection, RunQueryDsl};
 use shop_domain::id::{OrderId, ShopId};
 use shop_domain::order::{Order, OrderListQuery};
 use shop_ports::StoreError;
 use shop_ports::port::OrderRepository;
 
-use crate::by_parent::{by_parent, by_parent_on_sqlite};
 use crate::database::{
     BackendOf, Database, SqliteConn, SqliteOn, SqliteRunner, impl_for_each_backend, with_read_conn,
 };
 use crate::error::DbError;
-use crate::first_rows::{FirstRows, first_rows, in_first_rows};
+use crate::first_rows::{first_rows, in_first_rows};
 use crate::one_of::one_of;
+use crate::parents_then_children::{assemble, nulls, parents_then_children};
 use crate::rows::{SelectedOrder, SelectedOrderItem};
 use crate::schema::{order_items, orders};
 use crate::selection::OwnedSelection;
@@ -34,7 +32,7 @@ pub(crate) type OrderSelection<'a> = crate::selection::Selection<'a, OrderListQu
 
 /// Queries shared by the API's reads and the import, implemented for both backends'
 /// connections so that the import can run them inside its transaction.
-pub(crate) trait OrderQueries: OrderPageIds {
+pub(crate) trait OrderQueries: OrderPage {
     /// The shop's selected orders, each with all its items in list order.
     fn load_orders(
         &mut self,
@@ -44,45 +42,45 @@ pub(crate) trait OrderQueries: OrderPageIds {
 }
 
 /// The one statement of [`OrderQueries::load_orders`], boxed for the backend of connection type
-/// `$conn`: written once, expanded where each backend runs it.
-macro_rules! orders_with_items {
+/// `$conn`: written once, expanded where each backend runs it. The orders, in list order, then
+/// their items (`parents_then_children.rs`).
+macro_rules! orders_then_items {
     ($conn:ty, $shop:expr, $selection:expr) => {{
         let shop: &ShopId = $shop;
-        let query = orders::table
-            .left_join(
-                order_items::table.on(order_items::order_id
-                    .eq(orders::id)
-                    .and(order_items::shop_id.eq(orders::shop_id))),
-            )
-            .filter(orders::shop_id.eq(shop.as_str()))
+        let orders_columns = (
+            <SelectedOrder as Selectable<BackendOf<$conn>>>::construct_selection().nullable(),
+            nulls::<SelectedOrderItem, BackendOf<$conn>>(),
+        );
+        let items = order_items::table
+            .filter(order_items::shop_id.eq(shop.as_str()))
             .select((
-                <SelectedOrder as Selectable<BackendOf<$conn>>>::construct_selection(),
+                nulls::<SelectedOrder, BackendOf<$conn>>(),
                 <SelectedOrderItem as Selectable<BackendOf<$conn>>>::construct_selection()
                     .nullable(),
-            ))
-            .order((
-                orders::created_at_ms.desc(),
-                orders::id.desc(),
-                order_items::position.asc(),
             ))
             .into_boxed();
         match $selection {
             OrderSelection::Page(page) => {
-                let query = query.filter(in_first_rows(
-                    orders::id,
-                    <$conn as OrderPageIds>::page_ids(shop, page),
-                ));
-                if page.changed.is_some() {
-                    query.order((
-                        orders::updated_at_ms.asc(),
-                        orders::id.asc(),
-                        order_items::position.asc(),
-                    ))
-                } else {
-                    query
-                }
+                let count = page.limit.get() + 1;
+                let orders = <$conn as OrderPage>::page(shop, page).select(orders_columns);
+                let ids = <$conn as OrderPage>::page(shop, page).select(orders::id);
+                parents_then_children(
+                    first_rows(orders, count),
+                    items.filter(in_first_rows(order_items::order_id, first_rows(ids, count))),
+                )
             }
-            OrderSelection::Ids(ids) => query.filter(one_of(orders::id, ids)),
+            OrderSelection::Ids(ids) => {
+                let orders = orders::table
+                    .filter(orders::shop_id.eq(shop.as_str()))
+                    .filter(one_of(orders::id, ids))
+                    .order((orders::created_at_ms.desc(), orders::id.desc()))
+                    .select(orders_columns)
+                    .into_boxed();
+                parents_then_children(
+                    first_rows(orders, ids.len()),
+                    items.filter(one_of(order_items::order_id, ids)),
+                )
+            }
         }
     }};
 }
@@ -93,9 +91,9 @@ impl OrderQueries for AsyncPgConnection {
         shop: &ShopId,
         selection: OrderSelection<'_>,
     ) -> Result<Vec<Order>, DbError> {
-        let query = orders_with_items!(Self, shop, selection);
-        let rows: Vec<OrderWithItem> = query.load(self).await?;
-        by_parent(
+        let query = orders_then_items!(Self, shop, selection);
+        let rows: Vec<OrderOrItem> = query.load(self).await?;
+        assemble(
             rows.into_iter().map(Ok),
             |order: &SelectedOrder| &order.id,
             SelectedOrderItem::into_domain,
@@ -106,10 +104,10 @@ impl OrderQueries for AsyncPgConnection {
 
 impl<R: SqliteRunner> OrderQueries for SqliteOn<R> {
     /// Where the connection runs its statements (the calling thread, for a reader), with diesel's
-    /// synchronous connection: each value is decoded once, straight from SQLite, an order's only
-    /// on its first row, and the orders are assembled there. Through the async wrapper's
-    /// `load`, every value was copied into an owned row on that thread, then decoded again on
-    /// the worker (docs/PERFORMANCE.md, "SQLite's list pages against their own database").
+    /// synchronous connection: each value is decoded once, straight from SQLite, and the orders
+    /// are assembled there. Through the async wrapper's `load`, every value was copied into an
+    /// owned row on that thread, then decoded again on the worker (docs/PERFORMANCE.md,
+    /// "SQLite's list pages against their own database").
     async fn load_orders(
         &mut self,
         shop: &ShopId,
@@ -118,10 +116,9 @@ impl<R: SqliteRunner> OrderQueries for SqliteOn<R> {
         let shop = shop.clone();
         let selection = OwnedSelection::from(selection);
         self.spawn_blocking(move |conn| {
-            let query = orders_with_items!(SqliteConn, &shop, selection.borrowed());
-            Ok(by_parent_on_sqlite(
-                conn,
-                query,
+            let query = orders_then_items!(SqliteConn, &shop, selection.borrowed());
+            Ok(assemble(
+                diesel::RunQueryDsl::load_iter::<OrderOrItem, DefaultLoadingMode>(query, conn)?,
                 |order: &SelectedOrder| &order.id,
                 SelectedOrderItem::into_domain,
                 SelectedOrder::into_domain,
@@ -131,26 +128,23 @@ impl<R: SqliteRunner> OrderQueries for SqliteOn<R> {
     }
 }
 
-/// A list page's order ids, newest first, `limit + 1` of them or a few more (`first_rows.rs`),
-/// as the subquery of the one statement that reads them with their items. Built per backend: a
-/// boxed query names its backend.
-pub(crate) trait OrderPageIds: AsyncConnectionCore {
-    fn page_ids<'a>(
+/// A list page's orders in list order, filtered and ordered but not yet limited, nor selected:
+/// the statement's first branch selects their columns, its second their ids. Built per
+/// backend: a boxed query names its backend.
+pub(crate) trait OrderPage: AsyncConnectionCore {
+    fn page<'a>(
         shop: &'a ShopId,
         page: &'a OrderListQuery,
-    ) -> OrderPageOfIds<'a, <Self as AsyncConnectionCore>::Backend>;
+    ) -> orders::BoxedQuery<'a, <Self as AsyncConnectionCore>::Backend>;
 }
 
-type OrderPageOfIds<'a, DB> = FirstRows<orders::BoxedQuery<'a, DB, Text>>;
-
 impl_for_each_backend! {
-    impl OrderPageIds {
-        fn page_ids<'a>(
+    impl OrderPage {
+        fn page<'a>(
             shop: &'a ShopId,
             page: &'a OrderListQuery,
-        ) -> OrderPageOfIds<'a, <Self as AsyncConnectionCore>::Backend> {
+        ) -> orders::BoxedQuery<'a, <Self as AsyncConnectionCore>::Backend> {
             let mut query = orders::table
-                .select(orders::id)
                 .filter(orders::shop_id.eq(shop.as_str()))
                 .into_boxed();
             query = match &page.changed {
@@ -199,13 +193,13 @@ impl_for_each_backend! {
             if let Some(to) = page.created_to {
                 query = query.filter(orders::created_at_ms.le(to.millis()));
             }
-            first_rows(query, page.limit.get() + 1)
+            query
         }
     }
 }
 
-/// An order, and one of its items if it has any.
-type OrderWithItem = (SelectedOrder, Option<SelectedOrderItem>);
+/// A row of [`OrderQueries::load_orders`]'s statement: an order or an item.
+type OrderOrItem = (Option<SelectedOrder>, Option<SelectedOrderItem>);
 
 #[async_trait]
 impl OrderRepository for Database {

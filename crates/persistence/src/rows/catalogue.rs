@@ -1,5 +1,7 @@
 //! Catalogue rows: categories, brands, products and variants.
 
+use std::cmp::Ordering;
+
 use diesel::pg::Pg;
 use diesel::prelude::*;
 use diesel::sqlite::Sqlite;
@@ -12,6 +14,7 @@ use shop_domain::stock::stock_search_text;
 use shop_domain::tax_rate::TaxRate;
 
 use crate::error::DbError;
+use crate::parents_then_children::ChildRow;
 use crate::schema::{brands, categories, products, variants};
 
 #[derive(Insertable, AsChangeset)]
@@ -146,6 +149,37 @@ impl ProductRow {
     }
 }
 
+/// What a read selects of a product: its row, and its category's and brand's names, which a
+/// LEFT JOIN finds in the same shop.
+#[derive(Queryable, Selectable)]
+#[diesel(table_name = products, check_for_backend(Sqlite, Pg))]
+pub(crate) struct ProductWithNames {
+    #[diesel(embed)]
+    pub product: ProductRow,
+    #[diesel(
+        select_expression = categories::name.nullable(),
+        select_expression_type = diesel::dsl::Nullable<categories::name>
+    )]
+    pub category_name: Option<String>,
+    #[diesel(
+        select_expression = brands::name.nullable(),
+        select_expression_type = diesel::dsl::Nullable<brands::name>
+    )]
+    pub brand_name: Option<String>,
+}
+
+impl ProductWithNames {
+    pub fn id(&self) -> &str {
+        &self.product.id
+    }
+
+    /// The product, given its variants in display order.
+    pub fn into_domain(self, variants: Vec<Variant>) -> Result<Product, DbError> {
+        self.product
+            .into_domain(self.category_name, self.brand_name, variants)
+    }
+}
+
 /// A variant row. `search_text` is derived from the variant and its product, so it is written
 /// with every variant row and used only by `GET /stock`'s filter (never read into a `Variant`).
 #[derive(Queryable, Selectable, Insertable, AsChangeset)]
@@ -186,6 +220,16 @@ pub(crate) struct NewVariantRow {
     #[diesel(embed)]
     pub row: VariantRow,
     pub stock_updated_at_ms: i64,
+}
+
+impl ChildRow for VariantRow {
+    fn parent_id(&self) -> &str {
+        &self.product_id
+    }
+
+    fn order(&self, other: &Self) -> Ordering {
+        (self.position, &self.id).cmp(&(other.position, &other.id))
+    }
 }
 
 impl VariantRow {

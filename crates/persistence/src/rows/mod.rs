@@ -16,7 +16,9 @@ mod owners;
 mod stock;
 
 pub(crate) use bulk::NewClientRow;
-pub(crate) use catalogue::{BrandRow, CategoryRow, NewVariantRow, ProductRow, VariantRow};
+pub(crate) use catalogue::{
+    BrandRow, CategoryRow, NewVariantRow, ProductRow, ProductWithNames, VariantRow,
+};
 pub(crate) use clients::{ClientConfidentialRow, ClientRow, ClientSearchRow};
 pub(crate) use loyalty::{SpinRow, TicketRow, TierRow};
 pub(crate) use orders::{

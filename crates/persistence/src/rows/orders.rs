@@ -3,6 +3,8 @@
 //! import to compare), and the items ([`OrderItemRow`], [`SelectedOrderItem`]), kept in the
 //! order's list order by `position`.
 
+use std::cmp::Ordering;
+
 use diesel::pg::Pg;
 use diesel::prelude::*;
 use diesel::sqlite::Sqlite;
@@ -13,6 +15,7 @@ use shop_domain::order::{Order, OrderConfidential, OrderItem};
 use shop_domain::tax_rate::TaxRate;
 
 use crate::error::DbError;
+use crate::parents_then_children::ChildRow;
 use crate::schema::{order_items, orders};
 
 /// The public columns of an order, as written. As a changeset, `None` writes NULL.
@@ -189,11 +192,13 @@ impl OrderItemRow {
     }
 }
 
-/// What a read selects of an item: [`OrderItemRow`]'s columns but the shop's and the order's
-/// ids and the position, which only join and order the query's result.
+/// What a read selects of an item: [`OrderItemRow`]'s columns but the shop's id, which the
+/// query filters on. The order's id and the position place it among its order's items.
 #[derive(Queryable, Selectable)]
 #[diesel(table_name = order_items, check_for_backend(Sqlite, Pg))]
 pub(crate) struct SelectedOrderItem {
+    pub order_id: String,
+    pub position: i32,
     pub id: String,
     pub product_id: String,
     pub variant_id: String,
@@ -203,6 +208,16 @@ pub(crate) struct SelectedOrderItem {
     pub total_cents: i64,
     pub tax_rate_hundredths: i64,
     pub tax_amount_cents: i64,
+}
+
+impl ChildRow for SelectedOrderItem {
+    fn parent_id(&self) -> &str {
+        &self.order_id
+    }
+
+    fn order(&self, other: &Self) -> Ordering {
+        self.position.cmp(&other.position)
+    }
 }
 
 impl SelectedOrderItem {

@@ -65,7 +65,8 @@ async fn each_page_and_read_by_id_runs_on_a_kept_plan() {
 
         let plans: Vec<PlanCounts> = sql_query(
             "SELECT statement, generic_plans, custom_plans FROM pg_prepared_statements \
-             WHERE statement LIKE 'SELECT%' AND statement NOT LIKE '%pg_prepared_statements%'",
+             WHERE (statement LIKE 'SELECT%' OR statement LIKE '(SELECT%') \
+             AND statement NOT LIKE '%pg_prepared_statements%'",
         )
         .load(&mut conn)
         .await
