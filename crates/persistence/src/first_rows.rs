@@ -125,36 +125,42 @@ impl<C, Q> QueryId for InFirstRows<C, Q> {
     const HAS_STATIC_QUERY_ID: bool = false;
 }
 
-impl<C, Q> QueryFragment<Sqlite> for InFirstRows<C, Q>
-where
-    C: QueryFragment<Sqlite>,
-    Q: QueryFragment<Sqlite>,
-{
-    fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, Sqlite>) -> QueryResult<()> {
+impl<C, Q> InFirstRows<C, Q> {
+    /// `(column <open> rows <close>)`.
+    fn walk<'b, DB: Backend>(
+        &'b self,
+        mut out: AstPass<'_, 'b, DB>,
+        open: &'static str,
+        close: &'static str,
+    ) -> QueryResult<()>
+    where
+        C: QueryFragment<DB>,
+        Q: QueryFragment<DB>,
+    {
         out.push_sql("(");
         self.column.walk_ast(out.reborrow())?;
-        out.push_sql(" IN (");
+        out.push_sql(open);
         self.rows.walk_ast(out.reborrow())?;
-        out.push_sql("))");
+        out.push_sql(close);
+        out.push_sql(")");
         Ok(())
+    }
+}
+
+impl<C: QueryFragment<Sqlite>, Q: QueryFragment<Sqlite>> QueryFragment<Sqlite>
+    for InFirstRows<C, Q>
+{
+    fn walk_ast<'b>(&'b self, out: AstPass<'_, 'b, Sqlite>) -> QueryResult<()> {
+        self.walk(out, " IN (", ")")
     }
 }
 
 /// `column = ANY(ARRAY(rows))` on PostgreSQL: the rows are read once, before the scan, and the
 /// scan looks their values up in an index in one pass. `IN (rows)` joined them, hashed them,
 /// and looked each one up on its own (docs/PERFORMANCE.md, "Parents, then their children").
-impl<C, Q> QueryFragment<Pg> for InFirstRows<C, Q>
-where
-    C: QueryFragment<Pg>,
-    Q: QueryFragment<Pg>,
-{
-    fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, Pg>) -> QueryResult<()> {
-        out.push_sql("(");
-        self.column.walk_ast(out.reborrow())?;
-        out.push_sql(" = ANY(ARRAY(");
-        self.rows.walk_ast(out.reborrow())?;
-        out.push_sql(")))");
-        Ok(())
+impl<C: QueryFragment<Pg>, Q: QueryFragment<Pg>> QueryFragment<Pg> for InFirstRows<C, Q> {
+    fn walk_ast<'b>(&'b self, out: AstPass<'_, 'b, Pg>) -> QueryResult<()> {
+        self.walk(out, " = ANY(ARRAY(", "))")
     }
 }
 

@@ -52,15 +52,30 @@ impl<P: Query, C: Query<SqlType = P::SqlType>> Query for ParentsThenChildren<P, 
     type SqlType = P::SqlType;
 }
 
+impl<P, C> ParentsThenChildren<P, C> {
+    /// `<open> parents <between> children <close>`.
+    fn walk<'b, DB: Backend>(
+        &'b self,
+        mut out: AstPass<'_, 'b, DB>,
+        [open, between, close]: [&'static str; 3],
+    ) -> QueryResult<()>
+    where
+        P: QueryFragment<DB>,
+        C: QueryFragment<DB>,
+    {
+        out.push_sql(open);
+        self.parents.walk_ast(out.reborrow())?;
+        out.push_sql(between);
+        self.children.walk_ast(out.reborrow())?;
+        out.push_sql(close);
+        Ok(())
+    }
+}
+
 /// PostgreSQL takes a branch with its own `ORDER BY` and `LIMIT` in parentheses.
 impl<P: QueryFragment<Pg>, C: QueryFragment<Pg>> QueryFragment<Pg> for ParentsThenChildren<P, C> {
-    fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, Pg>) -> QueryResult<()> {
-        out.push_sql("(");
-        self.parents.walk_ast(out.reborrow())?;
-        out.push_sql(") UNION ALL (");
-        self.children.walk_ast(out.reborrow())?;
-        out.push_sql(")");
-        Ok(())
+    fn walk_ast<'b>(&'b self, out: AstPass<'_, 'b, Pg>) -> QueryResult<()> {
+        self.walk(out, ["(", ") UNION ALL (", ")"])
     }
 }
 
@@ -69,13 +84,8 @@ impl<P: QueryFragment<Pg>, C: QueryFragment<Pg>> QueryFragment<Pg> for ParentsTh
 impl<P: QueryFragment<Sqlite>, C: QueryFragment<Sqlite>> QueryFragment<Sqlite>
     for ParentsThenChildren<P, C>
 {
-    fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, Sqlite>) -> QueryResult<()> {
-        out.push_sql("SELECT * FROM (");
-        self.parents.walk_ast(out.reborrow())?;
-        out.push_sql(") UNION ALL SELECT * FROM (");
-        self.children.walk_ast(out.reborrow())?;
-        out.push_sql(")");
-        Ok(())
+    fn walk_ast<'b>(&'b self, out: AstPass<'_, 'b, Sqlite>) -> QueryResult<()> {
+        self.walk(out, ["SELECT * FROM (", ") UNION ALL SELECT * FROM (", ")"])
     }
 }
 
