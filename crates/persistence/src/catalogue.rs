@@ -1,26 +1,27 @@
 //! Reading products: the list page, one product, and the stored versions an import compares
 //! against. All three go through [`CatalogueQueries::load_products`], which costs one statement
-//! whatever the number of products: the products with their category's and brand's names, then
-//! their variants, found by the page's ids (`parents_then_children.rs`). No N+1, and one
-//! statement rather than two (see docs/PERFORMANCE.md). A search (`q`) of three characters or more costs one or two more: a
+//! whatever the number of products, in the form each database runs best: on PostgreSQL the
+//! products with their category's and brand's names, then their variants, found by the page's
+//! ids (`parents_then_children.rs`); on SQLite the products joined with their names and
+//! variants. No N+1, and one statement rather than two (see docs/PERFORMANCE.md). A search (`q`) of three characters or more costs one or two more: a
 //! probe of the search index, then, for a rare term, its entries, which tell the page which
 //! products to test (see [`search`]).
 
 pub(crate) mod search;
 
 use async_trait::async_trait;
-use diesel::connection::DefaultLoadingMode;
+use diesel::pg::Pg;
 use diesel::prelude::*;
 use diesel::sql_types::Text;
+use diesel::sqlite::Sqlite;
 use diesel_async::{AsyncConnectionCore, AsyncPgConnection, RunQueryDsl};
 use shop_domain::catalogue::{Product, ProductListQuery};
 use shop_domain::id::{ProductId, ShopId};
 use shop_ports::StoreError;
 use shop_ports::port::CatalogueRepository;
 
-use crate::database::{
-    BackendOf, Database, SqliteConn, SqliteOn, SqliteRunner, impl_for_each_backend, with_read_conn,
-};
+use crate::by_parent::by_parent_on_sqlite;
+use crate::database::{Database, SqliteOn, SqliteRunner, impl_for_each_backend, with_read_conn};
 use crate::error::DbError;
 use crate::first_rows::{FirstRows, first_rows, in_first_rows};
 use crate::one_of::one_of;
@@ -45,9 +46,6 @@ pub(crate) trait CatalogueQueries: PageIds + ProductReads {
     ) -> impl Future<Output = Result<Vec<Product>, DbError>> + Send;
 }
 
-/// A row of the statement of [`CatalogueQueries::load_products`]: a product or a variant.
-type ProductOrVariant = (Option<ProductWithNames>, Option<VariantRow>);
-
 impl_for_each_backend! {
     impl CatalogueQueries {
         async fn load_products(
@@ -70,8 +68,8 @@ impl_for_each_backend! {
 
 /// A list page's products: `$query` (a boxed select from `products`, or from `products` with
 /// its names) filtered as `$page` asks, by ascending id, `limit + 1` of them or a few more
-/// (`first_rows.rs`). Written once for the statement's two branches: the page's products, and
-/// their ids that find their variants. `None` when `$path` already knows there are none.
+/// (`first_rows.rs`). Written once for the page's ids and, on PostgreSQL, for the page's
+/// products. `None` when `$path` already knows there are none.
 macro_rules! product_page {
     ($query:expr, $page:expr, $path:expr) => {
         'page: {
@@ -115,14 +113,21 @@ macro_rules! product_page {
     };
 }
 
-/// The one statement of a read, boxed for the backend of connection type `$conn`: written
-/// once, expanded where each backend runs it. The products by ascending id, then their
-/// variants (`parents_then_children.rs`). `None` when `path` already knows there are no
-/// products to read.
-macro_rules! products_then_variants {
-    ($conn:ty, $shop:expr, $selection:expr, $path:expr) => {{
-        let shop: &ShopId = $shop;
-        let products = products::table
+/// One read of the selected products along `path`: the step of
+/// [`CatalogueQueries::load_products`] that runs differently on each backend.
+pub(crate) trait ProductReads {
+    fn products_with_variants(
+        &mut self,
+        shop: &ShopId,
+        selection: Selection<'_>,
+        path: &SearchPath,
+    ) -> impl Future<Output = Result<Vec<Product>, DbError>> + Send;
+}
+
+/// A product with its category's and brand's names: the LEFT JOINs of both backends' reads.
+macro_rules! products_with_names {
+    ($shop:expr) => {
+        products::table
             .left_join(
                 categories::table.on(categories::id
                     .nullable()
@@ -135,23 +140,37 @@ macro_rules! products_then_variants {
                     .eq(products::brand_id)
                     .and(brands::shop_id.eq(products::shop_id))),
             )
-            .filter(products::shop_id.eq(shop.as_str()))
+            .filter(products::shop_id.eq($shop.as_str()))
+    };
+}
+
+/// On PostgreSQL: the page's products by ascending id, then their variants
+/// (`parents_then_children.rs`). A join repeated a product's columns on each variant's row and
+/// sorted them all, which cost PostgreSQL more than the two statements it replaced
+/// (docs/PERFORMANCE.md, "Parents, then their children").
+impl ProductReads for AsyncPgConnection {
+    async fn products_with_variants(
+        &mut self,
+        shop: &ShopId,
+        selection: Selection<'_>,
+        path: &SearchPath,
+    ) -> Result<Vec<Product>, DbError> {
+        let products = products_with_names!(shop)
             .select((
-                <ProductWithNames as Selectable<BackendOf<$conn>>>::construct_selection()
-                    .nullable(),
-                nulls::<VariantRow, BackendOf<$conn>>(),
+                <ProductWithNames as Selectable<Pg>>::construct_selection().nullable(),
+                nulls::<VariantRow, Pg>(),
             ))
             .into_boxed();
         let variants = variants::table
             .filter(variants::shop_id.eq(shop.as_str()))
             .select((
-                nulls::<ProductWithNames, BackendOf<$conn>>(),
-                <VariantRow as Selectable<BackendOf<$conn>>>::construct_selection().nullable(),
+                nulls::<ProductWithNames, Pg>(),
+                <VariantRow as Selectable<Pg>>::construct_selection().nullable(),
             ))
             .into_boxed();
-        match $selection {
-            Selection::Page(page) => product_page!(products, page, $path)
-                .zip(<$conn as PageIds>::page_ids(shop, page, $path))
+        let query = match selection {
+            Selection::Page(page) => product_page!(products, page, path)
+                .zip(Self::page_ids(shop, page, path))
                 .map(|(products, ids)| {
                     parents_then_children(
                         products,
@@ -167,32 +186,11 @@ macro_rules! products_then_variants {
                 ),
                 variants.filter(one_of(variants::product_id, ids)),
             )),
-        }
-    }};
-}
-
-/// One read of the selected products along `path`: the step of
-/// [`CatalogueQueries::load_products`] that runs differently on each backend.
-pub(crate) trait ProductReads {
-    fn products_with_variants(
-        &mut self,
-        shop: &ShopId,
-        selection: Selection<'_>,
-        path: &SearchPath,
-    ) -> impl Future<Output = Result<Vec<Product>, DbError>> + Send;
-}
-
-impl ProductReads for AsyncPgConnection {
-    async fn products_with_variants(
-        &mut self,
-        shop: &ShopId,
-        selection: Selection<'_>,
-        path: &SearchPath,
-    ) -> Result<Vec<Product>, DbError> {
-        let Some(query) = products_then_variants!(Self, shop, selection, path) else {
+        };
+        let Some(query) = query else {
             return Ok(Vec::new());
         };
-        let rows: Vec<ProductOrVariant> = query.load(self).await?;
+        let rows: Vec<(Option<ProductWithNames>, Option<VariantRow>)> = query.load(self).await?;
         assemble(
             rows.into_iter().map(Ok),
             ProductWithNames::id,
@@ -202,13 +200,14 @@ impl ProductReads for AsyncPgConnection {
     }
 }
 
+/// On SQLite: the page's products joined with their names and variants, the page's products
+/// chosen by a subquery so that its `LIMIT` counts products, not variants. Run where the
+/// connection runs its statements (the calling thread, for a reader), with diesel's synchronous
+/// connection: each value is decoded once, straight from SQLite, a product's only on its first
+/// row, and the products are assembled there. There the join costs less than the
+/// parents-then-children form, whose first branch SQLite runs as a co-routine and copies out
+/// (docs/PERFORMANCE.md, "Parents, then their children").
 impl<R: SqliteRunner> ProductReads for SqliteOn<R> {
-    /// Where the connection runs its statements (the calling thread, for a reader), with diesel's
-    /// synchronous connection: each value is decoded once, straight from SQLite, and the products
-    /// are assembled there. Through the async
-    /// wrapper's `load`, every value was copied into an owned row on that thread, then decoded
-    /// again on the worker (docs/PERFORMANCE.md, "SQLite's list pages against their own
-    /// database").
     async fn products_with_variants(
         &mut self,
         shop: &ShopId,
@@ -219,15 +218,33 @@ impl<R: SqliteRunner> ProductReads for SqliteOn<R> {
         let selection = OwnedSelection::from(selection);
         let path = path.clone();
         self.spawn_blocking(move |conn| {
-            let Some(query) =
-                products_then_variants!(SqliteConn, &shop, selection.borrowed(), &path)
-            else {
+            let query = products_with_names!(shop)
+                .left_join(
+                    variants::table.on(variants::product_id
+                        .eq(products::id)
+                        .and(variants::shop_id.eq(products::shop_id))),
+                )
+                .select((
+                    <ProductWithNames as Selectable<Sqlite>>::construct_selection(),
+                    <VariantRow as Selectable<Sqlite>>::construct_selection().nullable(),
+                ))
+                .order((
+                    products::id.asc(),
+                    variants::position.asc(),
+                    variants::id.asc(),
+                ))
+                .into_boxed();
+            let query = match selection.borrowed() {
+                Selection::Page(page) => Self::page_ids(&shop, page, &path)
+                    .map(|ids| query.filter(in_first_rows(products::id, ids))),
+                Selection::Ids(ids) => Some(query.filter(one_of(products::id, ids))),
+            };
+            let Some(query) = query else {
                 return Ok(Ok(Vec::new()));
             };
-            Ok(assemble(
-                diesel::RunQueryDsl::load_iter::<ProductOrVariant, DefaultLoadingMode>(
-                    query, conn,
-                )?,
+            Ok(by_parent_on_sqlite(
+                conn,
+                query,
                 ProductWithNames::id,
                 VariantRow::into_domain,
                 ProductWithNames::into_domain,
@@ -237,8 +254,8 @@ impl<R: SqliteRunner> ProductReads for SqliteOn<R> {
     }
 }
 
-/// A list page's product ids, as the subquery that finds their variants. Built per backend: a
-/// boxed query names its backend.
+/// A list page's product ids, as a subquery: that of the variants on PostgreSQL, that of the
+/// page's rows on SQLite. Built per backend: a boxed query names its backend.
 pub(crate) trait PageIds: AsyncConnectionCore {
     fn page_ids<'a>(
         shop: &'a ShopId,

@@ -16,6 +16,7 @@
 //! read can select them.
 
 mod bulk_load;
+mod by_parent;
 mod catalogue;
 mod clients;
 mod database;

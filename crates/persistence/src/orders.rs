@@ -1,29 +1,31 @@
 //! Reading orders: the list page (newest first, or changed since a time by `updatedAt`) and
 //! one order. Both go through [`OrderQueries::load_orders`], which costs one statement
-//! whatever the number of orders and items: the page's orders, then their items, found by the
-//! page's ids (`parents_then_children.rs`). One statement rather than two saves PostgreSQL a
-//! round of parse, bind and snapshot, and SQLite's reader a step (see docs/PERFORMANCE.md).
+//! whatever the number of orders and items, in the form each database runs best: on
+//! PostgreSQL the page's orders, then their items, found by the page's ids
+//! (`parents_then_children.rs`); on SQLite the page's orders joined with their items. One
+//! statement rather than two saves PostgreSQL a round of parse, bind and snapshot, and SQLite's
+//! reader a step (see docs/PERFORMANCE.md).
 //!
 //! Only [`SelectedOrder`]'s columns are selected: the confidential ones (signatures, internal
 //! note, payment intent) never leave the database on this path.
 
 use async_trait::async_trait;
-use diesel::connection::DefaultLoadingMode;
+use diesel::pg::Pg;
 use diesel::prelude::*;
+use diesel::sqlite::Sqlite;
 use diesel_async::{AsyncConnectionCore, AsyncPgConnection, RunQueryDsl};
 use shop_domain::id::{OrderId, ShopId};
 use shop_domain::order::{Order, OrderListQuery};
 use shop_ports::StoreError;
 use shop_ports::port::OrderRepository;
 
-use crate::database::{
-    BackendOf, Database, SqliteConn, SqliteOn, SqliteRunner, impl_for_each_backend, with_read_conn,
-};
+use crate::by_parent::by_parent_on_sqlite;
+use crate::database::{Database, SqliteOn, SqliteRunner, impl_for_each_backend, with_read_conn};
 use crate::error::DbError;
 use crate::first_rows::{first_rows, in_first_rows};
 use crate::one_of::one_of;
 use crate::parents_then_children::{assemble, nulls, parents_then_children};
-use crate::rows::{SelectedOrder, SelectedOrderItem};
+use crate::rows::{ItemOfOrder, SelectedOrder, SelectedOrderItem};
 use crate::schema::{order_items, orders};
 use crate::selection::OwnedSelection;
 
@@ -41,29 +43,32 @@ pub(crate) trait OrderQueries: OrderPage {
     ) -> impl Future<Output = Result<Vec<Order>, DbError>> + Send;
 }
 
-/// The one statement of [`OrderQueries::load_orders`], boxed for the backend of connection type
-/// `$conn`: written once, expanded where each backend runs it. The orders, in list order, then
-/// their items (`parents_then_children.rs`).
-macro_rules! orders_then_items {
-    ($conn:ty, $shop:expr, $selection:expr) => {{
-        let shop: &ShopId = $shop;
+/// On PostgreSQL: the page's orders, then their items (`parents_then_children.rs`). A join
+/// repeated an order's columns on each item's row and sorted them all, which cost PostgreSQL
+/// more than the two statements it replaced (docs/PERFORMANCE.md, "Parents, then their
+/// children").
+impl OrderQueries for AsyncPgConnection {
+    async fn load_orders(
+        &mut self,
+        shop: &ShopId,
+        selection: OrderSelection<'_>,
+    ) -> Result<Vec<Order>, DbError> {
         let orders_columns = (
-            <SelectedOrder as Selectable<BackendOf<$conn>>>::construct_selection().nullable(),
-            nulls::<SelectedOrderItem, BackendOf<$conn>>(),
+            <SelectedOrder as Selectable<Pg>>::construct_selection().nullable(),
+            nulls::<ItemOfOrder, Pg>(),
         );
         let items = order_items::table
             .filter(order_items::shop_id.eq(shop.as_str()))
             .select((
-                nulls::<SelectedOrder, BackendOf<$conn>>(),
-                <SelectedOrderItem as Selectable<BackendOf<$conn>>>::construct_selection()
-                    .nullable(),
+                nulls::<SelectedOrder, Pg>(),
+                <ItemOfOrder as Selectable<Pg>>::construct_selection().nullable(),
             ))
             .into_boxed();
-        match $selection {
+        let query = match selection {
             OrderSelection::Page(page) => {
                 let count = page.limit.get() + 1;
-                let orders = <$conn as OrderPage>::page(shop, page).select(orders_columns);
-                let ids = <$conn as OrderPage>::page(shop, page).select(orders::id);
+                let orders = Self::page(shop, page).select(orders_columns);
+                let ids = Self::page(shop, page).select(orders::id);
                 parents_then_children(
                     first_rows(orders, count),
                     items.filter(in_first_rows(order_items::order_id, first_rows(ids, count))),
@@ -81,33 +86,25 @@ macro_rules! orders_then_items {
                     items.filter(one_of(order_items::order_id, ids)),
                 )
             }
-        }
-    }};
-}
-
-impl OrderQueries for AsyncPgConnection {
-    async fn load_orders(
-        &mut self,
-        shop: &ShopId,
-        selection: OrderSelection<'_>,
-    ) -> Result<Vec<Order>, DbError> {
-        let query = orders_then_items!(Self, shop, selection);
-        let rows: Vec<OrderOrItem> = query.load(self).await?;
+        };
+        let rows: Vec<(Option<SelectedOrder>, Option<ItemOfOrder>)> = query.load(self).await?;
         assemble(
             rows.into_iter().map(Ok),
             |order: &SelectedOrder| &order.id,
-            SelectedOrderItem::into_domain,
+            ItemOfOrder::into_domain,
             SelectedOrder::into_domain,
         )
     }
 }
 
+/// On SQLite: the page's orders joined with their items, the page's orders chosen by a
+/// subquery so that its `LIMIT` counts orders, not items. Run where the connection runs its
+/// statements (the calling thread, for a reader), with diesel's synchronous connection: each
+/// value is decoded once, straight from SQLite, an order's only on its first row, and the
+/// orders are assembled there. There the join costs less than the parents-then-children form,
+/// whose first branch SQLite runs as a co-routine and copies out (docs/PERFORMANCE.md, "Parents,
+/// then their children").
 impl<R: SqliteRunner> OrderQueries for SqliteOn<R> {
-    /// Where the connection runs its statements (the calling thread, for a reader), with diesel's
-    /// synchronous connection: each value is decoded once, straight from SQLite, and the orders
-    /// are assembled there. Through the async wrapper's `load`, every value was copied into an
-    /// owned row on that thread, then decoded again on the worker (docs/PERFORMANCE.md,
-    /// "SQLite's list pages against their own database").
     async fn load_orders(
         &mut self,
         shop: &ShopId,
@@ -116,9 +113,45 @@ impl<R: SqliteRunner> OrderQueries for SqliteOn<R> {
         let shop = shop.clone();
         let selection = OwnedSelection::from(selection);
         self.spawn_blocking(move |conn| {
-            let query = orders_then_items!(SqliteConn, &shop, selection.borrowed());
-            Ok(assemble(
-                diesel::RunQueryDsl::load_iter::<OrderOrItem, DefaultLoadingMode>(query, conn)?,
+            let query = orders::table
+                .left_join(
+                    order_items::table.on(order_items::order_id
+                        .eq(orders::id)
+                        .and(order_items::shop_id.eq(orders::shop_id))),
+                )
+                .filter(orders::shop_id.eq(shop.as_str()))
+                .select((
+                    <SelectedOrder as Selectable<Sqlite>>::construct_selection(),
+                    <SelectedOrderItem as Selectable<Sqlite>>::construct_selection().nullable(),
+                ))
+                .order((
+                    orders::created_at_ms.desc(),
+                    orders::id.desc(),
+                    order_items::position.asc(),
+                ))
+                .into_boxed();
+            let query = match selection.borrowed() {
+                OrderSelection::Page(page) => {
+                    let ids = Self::page(&shop, page).select(orders::id);
+                    let query = query.filter(in_first_rows(
+                        orders::id,
+                        first_rows(ids, page.limit.get() + 1),
+                    ));
+                    if page.changed.is_some() {
+                        query.order((
+                            orders::updated_at_ms.asc(),
+                            orders::id.asc(),
+                            order_items::position.asc(),
+                        ))
+                    } else {
+                        query
+                    }
+                }
+                OrderSelection::Ids(ids) => query.filter(one_of(orders::id, ids)),
+            };
+            Ok(by_parent_on_sqlite(
+                conn,
+                query,
                 |order: &SelectedOrder| &order.id,
                 SelectedOrderItem::into_domain,
                 SelectedOrder::into_domain,
@@ -129,8 +162,8 @@ impl<R: SqliteRunner> OrderQueries for SqliteOn<R> {
 }
 
 /// A list page's orders in list order, filtered and ordered but not yet limited, nor selected:
-/// the statement's first branch selects their columns, its second their ids. Built per
-/// backend: a boxed query names its backend.
+/// their columns, or their ids for a subquery. Built per backend: a boxed query names its
+/// backend.
 pub(crate) trait OrderPage: AsyncConnectionCore {
     fn page<'a>(
         shop: &'a ShopId,
@@ -197,9 +230,6 @@ impl_for_each_backend! {
         }
     }
 }
-
-/// A row of [`OrderQueries::load_orders`]'s statement: an order or an item.
-type OrderOrItem = (Option<SelectedOrder>, Option<SelectedOrderItem>);
 
 #[async_trait]
 impl OrderRepository for Database {

@@ -1,12 +1,12 @@
-//! A read of parents with their children (products and their variants, orders and their items)
-//! in one statement: the parents' rows, then their children's rows (`UNION ALL`). A row holds a
-//! parent or a child, the other's columns NULL ([`Nulls`]).
+//! On PostgreSQL, a read of parents with their children (products and their variants, orders
+//! and their items) in one statement: the parents' rows, then their children's rows (`UNION
+//! ALL`). A row holds a parent or a child, the other's columns NULL ([`Nulls`]).
 //!
 //! A join would repeat a parent's columns on each of its children's rows, and sort them all
 //! again after joining: on PostgreSQL that cost more than the two statements it replaced. Here
 //! each value is sent once, the parents' branch is the page's own walk in its order, and the
 //! children's branch finds them by the page's ids (docs/PERFORMANCE.md, "Parents, then their
-//! children").
+//! children"). SQLite keeps the join, which costs it less (`by_parent.rs`).
 //!
 //! Nothing is assumed of the order in which rows arrive but that of the parents among
 //! themselves, which is their branch's `ORDER BY`: both databases return a `UNION ALL`'s
@@ -26,7 +26,6 @@ use diesel::expression::{
 use diesel::pg::Pg;
 use diesel::query_builder::{AstPass, Query, QueryFragment, QueryId};
 use diesel::sql_types::{IntoNullable, SqlType};
-use diesel::sqlite::Sqlite;
 
 use crate::error::DbError;
 
@@ -52,44 +51,17 @@ impl<P: Query, C: Query<SqlType = P::SqlType>> Query for ParentsThenChildren<P, 
     type SqlType = P::SqlType;
 }
 
-impl<P, C> ParentsThenChildren<P, C> {
-    /// `<open> parents <between> children <close>`.
-    fn walk<'b, DB: Backend>(
-        &'b self,
-        mut out: AstPass<'_, 'b, DB>,
-        [open, between, close]: [&'static str; 3],
-    ) -> QueryResult<()>
-    where
-        P: QueryFragment<DB>,
-        C: QueryFragment<DB>,
-    {
-        out.push_sql(open);
+/// A branch with its own `ORDER BY` and `LIMIT` goes in parentheses.
+impl<P: QueryFragment<Pg>, C: QueryFragment<Pg>> QueryFragment<Pg> for ParentsThenChildren<P, C> {
+    fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, Pg>) -> QueryResult<()> {
+        out.push_sql("(");
         self.parents.walk_ast(out.reborrow())?;
-        out.push_sql(between);
+        out.push_sql(") UNION ALL (");
         self.children.walk_ast(out.reborrow())?;
-        out.push_sql(close);
+        out.push_sql(")");
         Ok(())
     }
 }
-
-/// PostgreSQL takes a branch with its own `ORDER BY` and `LIMIT` in parentheses.
-impl<P: QueryFragment<Pg>, C: QueryFragment<Pg>> QueryFragment<Pg> for ParentsThenChildren<P, C> {
-    fn walk_ast<'b>(&'b self, out: AstPass<'_, 'b, Pg>) -> QueryResult<()> {
-        self.walk(out, ["(", ") UNION ALL (", ")"])
-    }
-}
-
-/// SQLite refuses parentheses around a branch, and an `ORDER BY` or `LIMIT` in any but the
-/// last: each branch is a subquery.
-impl<P: QueryFragment<Sqlite>, C: QueryFragment<Sqlite>> QueryFragment<Sqlite>
-    for ParentsThenChildren<P, C>
-{
-    fn walk_ast<'b>(&'b self, out: AstPass<'_, 'b, Sqlite>) -> QueryResult<()> {
-        self.walk(out, ["SELECT * FROM (", ") UNION ALL SELECT * FROM (", ")"])
-    }
-}
-
-impl<P, C, Conn> diesel::RunQueryDsl<Conn> for ParentsThenChildren<P, C> {}
 
 /// `NULL, NULL, …`, as many as row type `R` selects columns, typed as `R`'s selection
 /// `ST` made nullable: the other half of a branch's columns, read as `None`.

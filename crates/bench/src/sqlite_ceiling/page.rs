@@ -13,107 +13,102 @@ use diesel::sqlite::Sqlite;
 
 use super::statement::{Bind, PageStatement};
 
-/// The columns of a products page, whose rows are a product or a variant
-/// (crates/persistence/src/parents_then_children.rs): the product's (in two tuples: diesel's
-/// tuples stop at 16) with its category's and brand's names, then the variant's, one side NULL.
+/// The columns of a products page: the product's (in two tuples: diesel's tuples stop at 16),
+/// its category's and brand's names, then its variant's (absent for a product without
+/// variants: LEFT JOIN).
 pub type ProductsPageColumns = (
-    Nullable<(
-        (
-            Text,
-            Text,
-            Text,
-            Text,
-            Nullable<Text>,
-            Nullable<Text>,
-            BigInt,
-            BigInt,
-            Nullable<BigInt>,
-            Bool,
-        ),
-        (
-            BigInt,
-            Bool,
-            Bool,
-            Text,
-            Text,
-            Nullable<Text>,
-            Nullable<Text>,
-            Text,
-            BigInt,
-            BigInt,
-        ),
-        (Nullable<Text>, Nullable<Text>),
-    )>,
-    Nullable<(
+    (
         Text,
         Text,
         Text,
         Text,
         Nullable<Text>,
         Nullable<Text>,
-        Nullable<Text>,
         BigInt,
         BigInt,
+        Nullable<BigInt>,
+        Bool,
+    ),
+    (
         BigInt,
         Bool,
         Bool,
-        Bool,
-        Integer,
         Text,
-    )>,
+        Text,
+        Nullable<Text>,
+        Nullable<Text>,
+        Text,
+        BigInt,
+        BigInt,
+    ),
+    (Nullable<Text>, Nullable<Text>),
+    (
+        Nullable<Text>,
+        Nullable<Text>,
+        Nullable<Text>,
+        Nullable<Text>,
+        Nullable<Text>,
+        Nullable<Text>,
+        Nullable<Text>,
+        Nullable<BigInt>,
+        Nullable<BigInt>,
+        Nullable<BigInt>,
+        Nullable<Bool>,
+        Nullable<Bool>,
+        Nullable<Bool>,
+        Nullable<Integer>,
+        Text,
+    ),
 );
 
 pub type ProductsPageRow = (
-    Option<(
-        (
-            String,
-            String,
-            String,
-            String,
-            Option<String>,
-            Option<String>,
-            i64,
-            i64,
-            Option<i64>,
-            bool,
-        ),
-        (
-            i64,
-            bool,
-            bool,
-            String,
-            String,
-            Option<String>,
-            Option<String>,
-            String,
-            i64,
-            i64,
-        ),
-        (Option<String>, Option<String>),
-    )>,
-    Option<(
+    (
         String,
         String,
         String,
         String,
         Option<String>,
         Option<String>,
-        Option<String>,
         i64,
         i64,
+        Option<i64>,
+        bool,
+    ),
+    (
         i64,
         bool,
         bool,
-        bool,
-        i32,
         String,
-    )>,
+        String,
+        Option<String>,
+        Option<String>,
+        String,
+        i64,
+        i64,
+    ),
+    (Option<String>, Option<String>),
+    (
+        Option<String>,
+        Option<String>,
+        Option<String>,
+        Option<String>,
+        Option<String>,
+        Option<String>,
+        Option<String>,
+        Option<i64>,
+        Option<i64>,
+        Option<i64>,
+        Option<bool>,
+        Option<bool>,
+        Option<bool>,
+        Option<i32>,
+        String,
+    ),
 );
 
-/// The columns of an orders page, whose rows are an order or an item: the order's, then the
-/// item's with its order's id and its position, one side NULL.
+/// The columns of an orders page: the order's, then its item's (LEFT JOIN).
 pub type OrdersPageColumns = (
-    Nullable<(
+    (
         Text,
         BigInt,
         Text,
@@ -128,24 +123,22 @@ pub type OrdersPageColumns = (
         Nullable<Text>,
         BigInt,
         BigInt,
-    )>,
-    Nullable<(
-        Text,
-        Integer,
-        Text,
-        Text,
-        Text,
-        Text,
-        BigInt,
-        BigInt,
-        BigInt,
-        BigInt,
-        BigInt,
-    )>,
+    ),
+    (
+        Nullable<Text>,
+        Nullable<Text>,
+        Nullable<Text>,
+        Nullable<Text>,
+        Nullable<BigInt>,
+        Nullable<BigInt>,
+        Nullable<BigInt>,
+        Nullable<BigInt>,
+        Nullable<BigInt>,
+    ),
 );
 
 pub type OrdersPageRow = (
-    Option<(
+    (
         String,
         i64,
         String,
@@ -160,20 +153,18 @@ pub type OrdersPageRow = (
         Option<String>,
         i64,
         i64,
-    )>,
-    Option<(
-        String,
-        i32,
-        String,
-        String,
-        String,
-        String,
-        i64,
-        i64,
-        i64,
-        i64,
-        i64,
-    )>,
+    ),
+    (
+        Option<String>,
+        Option<String>,
+        Option<String>,
+        Option<String>,
+        Option<i64>,
+        Option<i64>,
+        Option<i64>,
+        Option<i64>,
+        Option<i64>,
+    ),
 );
 
 /// A page statement whose rows have the SQL types `Columns`.

@@ -50,9 +50,6 @@ pub(crate) use open::sqlite_path;
 pub use open::{PoolOptions, ReplicaOptions};
 pub use url::DatabaseUrl;
 
-/// The backend of connection type `C`, for the queries written once for both.
-pub(crate) type BackendOf<C> = <C as diesel_async::AsyncConnectionCore>::Backend;
-
 /// SQLite's synchronous connection, its statements run by `R` (see [`SqliteRunner`]).
 pub(crate) type SqliteOn<R> = SyncConnectionWrapper<SqliteConnection, R>;
 

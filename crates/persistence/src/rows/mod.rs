@@ -22,7 +22,7 @@ pub(crate) use catalogue::{
 pub(crate) use clients::{ClientConfidentialRow, ClientRow, ClientSearchRow};
 pub(crate) use loyalty::{SpinRow, TicketRow, TierRow};
 pub(crate) use orders::{
-    OrderConfidentialRow, OrderItemRow, OrderRow, SelectedOrder, SelectedOrderItem,
+    ItemOfOrder, OrderConfidentialRow, OrderItemRow, OrderRow, SelectedOrder, SelectedOrderItem,
 };
 pub(crate) use owners::{OwnerRow, SessionRow};
 pub(crate) use stock::{

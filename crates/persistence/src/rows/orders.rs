@@ -192,13 +192,11 @@ impl OrderItemRow {
     }
 }
 
-/// What a read selects of an item: [`OrderItemRow`]'s columns but the shop's id, which the
-/// query filters on. The order's id and the position place it among its order's items.
+/// What a read selects of an item: [`OrderItemRow`]'s columns but the shop's and the order's
+/// ids and the position, which only join and order the query's result.
 #[derive(Queryable, Selectable)]
 #[diesel(table_name = order_items, check_for_backend(Sqlite, Pg))]
 pub(crate) struct SelectedOrderItem {
-    pub order_id: String,
-    pub position: i32,
     pub id: String,
     pub product_id: String,
     pub variant_id: String,
@@ -210,7 +208,24 @@ pub(crate) struct SelectedOrderItem {
     pub tax_amount_cents: i64,
 }
 
-impl ChildRow for SelectedOrderItem {
+/// An item read apart from its order (`parents_then_children.rs`): with the order's id, and
+/// its position among the order's items.
+#[derive(Queryable, Selectable)]
+#[diesel(table_name = order_items, check_for_backend(Sqlite, Pg))]
+pub(crate) struct ItemOfOrder {
+    pub order_id: String,
+    pub position: i32,
+    #[diesel(embed)]
+    pub item: SelectedOrderItem,
+}
+
+impl ItemOfOrder {
+    pub fn into_domain(self) -> Result<OrderItem, DbError> {
+        self.item.into_domain()
+    }
+}
+
+impl ChildRow for ItemOfOrder {
     fn parent_id(&self) -> &str {
         &self.order_id
     }
