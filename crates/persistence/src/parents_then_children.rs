@@ -9,8 +9,8 @@
 //! children"). SQLite keeps the join, which costs it less (`by_parent.rs`).
 //!
 //! Nothing is assumed of the order in which rows arrive but that of the parents among
-//! themselves, which is their branch's `ORDER BY`: both databases return a `UNION ALL`'s
-//! branches one after the other. A child is attached to its parent by id and a parent's
+//! themselves, which is their branch's `ORDER BY`: PostgreSQL returns a `UNION ALL`'s branches
+//! one after the other (its `Append`). A child is attached to its parent by id and a parent's
 //! children are put in order here.
 
 use std::cmp::Ordering;
