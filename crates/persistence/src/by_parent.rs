@@ -38,22 +38,28 @@ where
     Option<C>: FromSqlRow<CST, Sqlite>,
 {
     let parent_columns = 0..P::FIELD_COUNT;
-    let rows = LoadConnection::load(conn, query)?;
-    fold(
-        rows,
-        |row, last| {
-            let known = last.is_some_and(|last| first_column_is(&row, id(last)));
-            let parent = if known {
-                None
-            } else {
-                Some(decode::<P, PST>(&row, parent_columns.clone())?)
-            };
-            let child = decode::<Option<C>, CST>(&row, P::FIELD_COUNT..row.field_count())?;
-            Ok((parent, child))
-        },
-        child,
-        finish,
-    )
+    let mut values = Vec::new();
+    let mut current: Option<(P, Vec<D>)> = None;
+    for row in LoadConnection::load(conn, query)? {
+        let row = row?;
+        let known = current
+            .as_ref()
+            .is_some_and(|(last, _)| first_column_is(&row, id(last)));
+        if !known {
+            let parent = decode::<P, PST>(&row, parent_columns.clone())?;
+            if let Some((done, children)) = current.replace((parent, Vec::new())) {
+                values.push(finish(done, children)?);
+            }
+        }
+        let child_row = decode::<Option<C>, CST>(&row, P::FIELD_COUNT..row.field_count())?;
+        if let (Some(row), Some((_, children))) = (child_row, current.as_mut()) {
+            children.push(child(row)?);
+        }
+    }
+    if let Some((done, children)) = current {
+        values.push(finish(done, children)?);
+    }
+    Ok(values)
 }
 
 /// Whether a row's first column is the text `id`, compared where SQLite holds it.
@@ -72,33 +78,6 @@ fn decode<'r, V: FromSqlRow<ST, Sqlite>, ST>(
     columns: Range<usize>,
 ) -> QueryResult<V> {
     V::build_from_row(&row.partial_row(columns)).map_err(Error::DeserializationError)
-}
-
-/// The fold: `split` takes a row apart into its parent, when the row is the first of a parent
-/// other than `last`, and its child.
-fn fold<R, P, C, D, T>(
-    rows: impl IntoIterator<Item = QueryResult<R>>,
-    split: impl Fn(R, Option<&P>) -> QueryResult<(Option<P>, Option<C>)>,
-    child: impl Fn(C) -> Result<D, DbError>,
-    finish: impl Fn(P, Vec<D>) -> Result<T, DbError>,
-) -> Result<Vec<T>, DbError> {
-    let mut values = Vec::new();
-    let mut current: Option<(P, Vec<D>)> = None;
-    for row in rows {
-        let (parent, child_row) = split(row?, current.as_ref().map(|(last, _)| last))?;
-        if let Some(parent) = parent
-            && let Some((done, children)) = current.replace((parent, Vec::new()))
-        {
-            values.push(finish(done, children)?);
-        }
-        if let (Some(row), Some((_, children))) = (child_row, current.as_mut()) {
-            children.push(child(row)?);
-        }
-    }
-    if let Some((done, children)) = current {
-        values.push(finish(done, children)?);
-    }
-    Ok(values)
 }
 
 #[cfg(test)]

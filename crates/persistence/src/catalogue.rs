@@ -192,7 +192,7 @@ impl ProductReads for AsyncPgConnection {
         };
         let rows: Vec<(Option<ProductWithNames>, Option<VariantRow>)> = query.load(self).await?;
         assemble(
-            rows.into_iter().map(Ok),
+            rows,
             ProductWithNames::id,
             VariantRow::into_domain,
             ProductWithNames::into_domain,

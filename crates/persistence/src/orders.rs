@@ -89,7 +89,7 @@ impl OrderQueries for AsyncPgConnection {
         };
         let rows: Vec<(Option<SelectedOrder>, Option<ItemOfOrder>)> = query.load(self).await?;
         assemble(
-            rows.into_iter().map(Ok),
+            rows,
             |order: &SelectedOrder| &order.id,
             ItemOfOrder::into_domain,
             SelectedOrder::into_domain,
