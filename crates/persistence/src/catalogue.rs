@@ -177,6 +177,7 @@ impl ProductReads for AsyncPgConnection {
                         variants.filter(in_first_rows(variants::product_id, ids)),
                     )
                 }),
+            // A limit that cannot cut (one row per id): the branch then has the page's type.
             Selection::Ids(ids) => Some(parents_then_children(
                 first_rows(
                     products

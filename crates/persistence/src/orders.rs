@@ -81,6 +81,8 @@ impl OrderQueries for AsyncPgConnection {
                     .order((orders::created_at_ms.desc(), orders::id.desc()))
                     .select(orders_columns)
                     .into_boxed();
+                // A limit that cannot cut (the ids are the shop's, each once): the branch then
+                // has the page's type.
                 parents_then_children(
                     first_rows(orders, ids.len()),
                     items.filter(one_of(order_items::order_id, ids)),
