@@ -81,7 +81,7 @@ impl OrderQueries for AsyncPgConnection {
                     .order((orders::created_at_ms.desc(), orders::id.desc()))
                     .select(orders_columns)
                     .into_boxed();
-                // A limit that cannot cut (the ids are the shop's, each once): the branch then
+                // A limit that cannot cut (at most one order per id): the branch then
                 // has the page's type.
                 parents_then_children(
                     first_rows(orders, ids.len()),
