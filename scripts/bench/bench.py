@@ -18,6 +18,8 @@ its markers) and target/bench/results-*.json.
 Every BENCH_* variable overrides one setting (scripts/bench/benchlib/config.py):
 BENCH_BACKENDS=sqlite,postgres  BENCH_{BIG,SMALL}_{PRODUCTS,ORDERS,CLIENTS}
 BENCH_WARMUP_SECONDS  BENCH_SECONDS  BENCH_CONNECTIONS  BENCH_WRK_THREADS
+BENCH_THROUGHPUT_ROUNDS (a throughput ratio with a target: rounds of the API and that ceiling,
+alternating which goes first, the ratio the median of the rounds' ratios; 3, --quick 2)
 BENCH_LATENCY_ROUNDS (flat with size: rounds of each request after one warm-up; 5, --quick 2)
 BENCH_LATENCY_SECONDS (flat with size: seconds measured per request and round; 5, --quick 2)
 BENCH_WORKERS  BENCH_SOAK_SECONDS (0: no soak)  BENCH_SOAK_SAMPLE_SECONDS  BENCH_DEEP_ROWS
@@ -53,8 +55,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from benchlib import (  # noqa: E402
-    config, cpu, datasets, latency, pgbench, plans, processes, replica, report, soak,
-    sqlite_ceiling, targets, tools, wrk)
+    config, cpu, datasets, latency, pgbench, plans, processes, replica, report, rounds,
+    soak, sqlite_ceiling, targets, tools, wrk)
 from benchlib.api import (  # noqa: E402
     API, Api, deep_orders_cursor, first_page_extent, instant_before, newest_order_created_at,
     tracked_variants, wait_until_ready)
@@ -316,7 +318,8 @@ def measure_throughput(settings, dataset, port, key, captured, measured, api_pid
     """Each endpoint, then its ceilings right after it, so that the three runs of a ratio
     see the same machine (other work on a shared machine comes and goes). The API's runs also
     measure CPU per request: the server process's (`api_pid`) and, on PostgreSQL, its
-    backends' (benchlib/cpu.py)."""
+    backends' (benchlib/cpu.py). A ratio with a target is measured in more rounds, API and
+    that ceiling alternating which goes first (benchlib/rounds.py)."""
     meter = cpu.Meter(api_pid, dataset.pg_name)
     ceiling, ceiling_port = processes.start_ceiling(
         settings.ceiling, settings.workers, captured.bodies,
@@ -339,22 +342,45 @@ def measure_throughput(settings, dataset, port, key, captured, measured, api_pid
                 "ceiling_a": wrk.measure(ceiling_load, settings,
                                          what="  ceiling A, same body").to_json(),
             }
-            if dataset.backend == "sqlite" and name in sqlite_ceiling.PAGES:
-                entry["ceiling_b"] = sqlite_ceiling.measure(
-                    settings.ceiling_sqlite, dataset.sqlite_path, name, captured.shop_id,
-                    settings).to_json()
-                continue
-            if dataset.backend != "postgres" or name not in pgbench.SCRIPTS:
-                continue
-            script = pgbench.script_path(name)
-            if not script.is_file():
-                print(f"  no {script.relative_to(config.ROOT)}: no ceiling B", flush=True)
-                continue
-            entry["ceiling_b"] = pgbench.measure(
-                dataset.url, script, pgbench_variables(captured, name), settings).to_json()
+            ceiling_b = ceiling_b_run(settings, dataset, captured, name)
+            if ceiling_b:
+                entry["ceiling_b"] = ceiling_b().to_json()
+            goal = targets.THROUGHPUT_TARGETS.get(name, {}).get(dataset.backend)
+            if goal and entry.get(goal[0]) and settings.throughput_rounds > 1:
+                def api_rate():
+                    return wrk.measure(api_load, settings, what=f"{request} (round)",
+                                       warm=False).rps
+
+                def ceiling_rate():
+                    if goal[0] == "ceiling_a":
+                        return wrk.measure(ceiling_load, settings, warm=False,
+                                           what="  ceiling A, same body (round)").rps
+                    return ceiling_b(warm=False).tps
+
+                first = (entry["api"]["rps"], targets.reference_rate(entry, goal[0]))
+                entry["ratio_rounds"] = rounds.alternate(
+                    goal[0], first, api_rate, ceiling_rate, settings.throughput_rounds)
         measured["memory"]["ceiling_peak_mb"] = ceiling.memory_mb()["peak"]
     finally:
         ceiling.stop()
+
+
+def ceiling_b_run(settings, dataset, captured, name):
+    """A call that measures ceiling B of endpoint `name` once (`warm=False`: without its
+    warm-up), or None when the endpoint has none on this backend."""
+    if dataset.backend == "sqlite" and name in sqlite_ceiling.PAGES:
+        return lambda warm=True: sqlite_ceiling.measure(
+            settings.ceiling_sqlite, dataset.sqlite_path, name, captured.shop_id, settings,
+            warm=warm)
+    if dataset.backend != "postgres" or name not in pgbench.SCRIPTS:
+        return None
+    script = pgbench.script_path(name)
+    if not script.is_file():
+        print(f"  no {script.relative_to(config.ROOT)}: no ceiling B", flush=True)
+        return None
+    variables = pgbench_variables(captured, name)
+    return lambda warm=True: pgbench.measure(dataset.url, script, variables, settings,
+                                             warm=warm)
 
 
 def measure_flat_on_big(settings, port, key, small_dataset, small_key, flat):

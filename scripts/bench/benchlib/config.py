@@ -36,6 +36,9 @@ FULL = {
     "BENCH_SMALL_CLIENTS": 1_000,
     "BENCH_WARMUP_SECONDS": 3,
     "BENCH_SECONDS": 10,
+    # A throughput ratio with a target: API and ceiling measured in this many rounds, the two
+    # alternating which goes first; the ratio is the median of the rounds' ratios.
+    "BENCH_THROUGHPUT_ROUNDS": 3,
     # Flat with size: each latency request measured this many times, for this long each.
     "BENCH_LATENCY_ROUNDS": 5,
     "BENCH_LATENCY_SECONDS": 5,
@@ -53,6 +56,7 @@ QUICK = {
     "BENCH_SMALL_CLIENTS": 50,
     "BENCH_WARMUP_SECONDS": 1,
     "BENCH_SECONDS": 3,
+    "BENCH_THROUGHPUT_ROUNDS": 2,
     "BENCH_LATENCY_ROUNDS": 2,
     "BENCH_LATENCY_SECONDS": 2,
     "BENCH_SOAK_SECONDS": 20,
@@ -74,6 +78,7 @@ class Settings:
     small: Sizes
     warmup_s: int
     duration_s: int
+    throughput_rounds: int
     latency_s: int
     latency_rounds: int
     connections: int
@@ -189,6 +194,8 @@ def reduced(settings):
     throughput = settings.runs("throughput") or settings.runs(REPLICA)
     return (settings.quick or settings.big.orders < FULL["BENCH_BIG_ORDERS"]
             or (throughput and settings.duration_s < FULL["BENCH_SECONDS"])
+            or (settings.runs("throughput")
+                and settings.throughput_rounds < FULL["BENCH_THROUGHPUT_ROUNDS"])
             or (settings.runs("flat")
                 and (settings.latency_s < FULL["BENCH_LATENCY_SECONDS"]
                      or settings.latency_rounds < FULL["BENCH_LATENCY_ROUNDS"])))
@@ -224,6 +231,9 @@ def load(quick=False):
     small = Sizes(
         number("BENCH_SMALL_PRODUCTS"), number("BENCH_SMALL_ORDERS"), number("BENCH_SMALL_CLIENTS")
     )
+    throughput_rounds = number("BENCH_THROUGHPUT_ROUNDS")
+    if throughput_rounds < 1:
+        raise SystemExit("BENCH_THROUGHPUT_ROUNDS: at least 1 round")
     latency_rounds = number("BENCH_LATENCY_ROUNDS")
     if latency_rounds < 1:
         raise SystemExit("BENCH_LATENCY_ROUNDS: at least 1 round")
@@ -236,6 +246,7 @@ def load(quick=False):
         small=small,
         warmup_s=number("BENCH_WARMUP_SECONDS"),
         duration_s=duration,
+        throughput_rounds=throughput_rounds,
         latency_s=number("BENCH_LATENCY_SECONDS"),
         latency_rounds=latency_rounds,
         connections=number("BENCH_CONNECTIONS", 32),

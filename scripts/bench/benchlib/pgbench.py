@@ -77,10 +77,12 @@ def run(url, script, variables, seconds, clients, threads):
     )
 
 
-def measure(url, script, variables, settings):
+def measure(url, script, variables, settings, warm=True):
+    """A warm-up run (not kept; `warm=False` when this script was warmed up already), then the
+    measured run."""
     clients = settings.connections
     threads = min(settings.wrk_threads, clients)
-    if settings.warmup_s:
+    if warm and settings.warmup_s:
         run(url, script, variables, settings.warmup_s, clients, threads)
     result = run(url, script, variables, settings.duration_s, clients, threads)
     if result.failed:

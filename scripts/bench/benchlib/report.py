@@ -86,6 +86,15 @@ def _reduced(meta):
             "prove the harness, not the service.")
 
 
+def _throughput_rounds(settings):
+    rounds = settings.get("throughput_rounds", 1)
+    if rounds <= 1:
+        return ""
+    return (f"a ratio with a target (÷ A or ÷ B below) in {rounds} rounds, the API and that "
+            "ceiling one right after the other and alternating which goes first, the ratio "
+            "the median of its rounds' ratios (the other columns: the first round); ")
+
+
 def _machine(results):
     meta = results["meta"]
     m, s = meta["machine"], meta["settings"]
@@ -95,6 +104,7 @@ def _machine(results):
     throughput = (
         f"wrk, {s['connections']} connections on {s['wrk_threads']} threads, "
         f"{s['warmup_s']} s warm-up then {s['duration_s']} s measured per run; "
+        f"{_throughput_rounds(s)}"
         if "throughput" in parts_run(results) else ""
     )
     return (

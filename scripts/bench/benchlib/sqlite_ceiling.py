@@ -57,9 +57,12 @@ def parse(endpoint, stdout):
                          connections=line["connections"])
 
 
-def measure(binary, database, endpoint, shop_id, settings):
-    command = argv(binary, database, endpoint, shop_id, settings.warmup_s, settings.duration_s)
-    timeout = settings.warmup_s + settings.duration_s + 120
+def measure(binary, database, endpoint, shop_id, settings, warm=True):
+    """The binary's run: its warm-up (none with `warm=False`, when this page was warmed up
+    already), then the measured seconds."""
+    warmup_s = settings.warmup_s if warm else 0
+    command = argv(binary, database, endpoint, shop_id, warmup_s, settings.duration_s)
+    timeout = warmup_s + settings.duration_s + 120
     try:
         done = subprocess.run(command, capture_output=True, text=True, timeout=timeout)
     except subprocess.TimeoutExpired:

@@ -2,6 +2,8 @@
 
 import statistics
 
+from . import rounds
+
 # Ceiling A is the framework (the `ceiling` binary), ceiling B the database (pgbench on
 # PostgreSQL, `ceiling-sqlite` on SQLite). /me's 0.8 of A was retired for 0.5 (issue 20:
 # docs/PERFORMANCE.md, section 1, says why), and SQLite's pages are held to their database,
@@ -28,12 +30,22 @@ def _row(target, backend, measured, limit, met):
 
 
 def throughput_ratio(entry, ceiling):
-    """API req/s over the ceiling's req/s (A) or transactions/s (B); None if not measured."""
+    """API req/s over the ceiling's req/s (A) or transactions/s (B): the median of the
+    alternated rounds' ratios when the entry was measured in rounds against that ceiling
+    (benchlib/rounds.py), else its one run's; None if not measured."""
+    per_round = rounds.ratios(entry, ceiling)
+    if per_round:
+        return statistics.median(per_round)
+    reference = reference_rate(entry, ceiling)
+    return entry["api"]["rps"] / reference if reference else None
+
+
+def reference_rate(entry, ceiling):
+    """The ceiling's one run: req/s (A) or transactions/s (B); None if not measured."""
     reference = entry.get(ceiling)
     if not reference:
         return None
-    value = reference["rps"] if ceiling == "ceiling_a" else reference["tps"]
-    return entry["api"]["rps"] / value if value else None
+    return reference["rps"] if ceiling == "ceiling_a" else reference["tps"]
 
 
 def _throughput(name, backend, entry):
@@ -45,9 +57,12 @@ def _throughput(name, backend, entry):
         ratio = throughput_ratio(entry, ceiling)
         label = ("A (framework)" if ceiling == "ceiling_a"
                  else "B (pgbench)" if backend == "postgres" else "B (ceiling-sqlite)")
+        per_round = rounds.ratios(entry, ceiling)
+        spread = (f" (rounds {', '.join(f'{r:.2f}' for r in per_round)})"
+                  if len(per_round) > 1 else "")
         rows.append(_row(
             f"{request}: req/s ≥ {minimum} × ceiling {label}", backend,
-            "not measured" if ratio is None else f"{ratio:.2f}",
+            "not measured" if ratio is None else f"{ratio:.2f}{spread}",
             f"≥ {minimum}", None if ratio is None else ratio >= minimum,
         ))
     if name == "adjustments" and backend == "sqlite":
