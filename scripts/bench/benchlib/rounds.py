@@ -1,8 +1,8 @@
 """A throughput ratio with a target, measured in alternated rounds: the API and its ceiling one
 right after the other, the API first in even rounds and the ceiling first in odd ones.
 
-This machine's speed drifts by tens of percent from one minute to the next (other work on the
-host's cores): one run of each side let a slow minute on one side decide a target. As the
+A machine's speed can drift by tens of percent within minutes (docs/PERFORMANCE.md, "A machine
+that drifts"): one run of each side let a slow minute on one side decide a target. As the
 flat-with-size ratios do (benchlib/latency.py), the ratio that decides is the median of the
 rounds' own ratios (benchlib/targets.py)."""
 
