@@ -3,9 +3,9 @@
 //! whatever the number of products, in the form each database runs best: on PostgreSQL the
 //! products with their category's and brand's names, then their variants, found by the page's
 //! ids (`parents_then_children.rs`); on SQLite the products joined with their names and
-//! variants. No N+1, and one statement rather than two (see docs/PERFORMANCE.md). A search (`q`) of three characters or more costs one or two more: a
-//! probe of the search index, then, for a rare term, its entries, which tell the page which
-//! products to test (see [`search`]).
+//! variants. No N+1, and one statement rather than two (see docs/PERFORMANCE.md). A search
+//! (`q`) of three characters or more costs one or two more: a probe of the search index, then,
+//! for a rare term, its entries, which tell the page which products to test (see [`search`]).
 
 pub(crate) mod search;
 
