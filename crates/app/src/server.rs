@@ -6,6 +6,7 @@ use std::time::Duration;
 
 use actix_web::dev::ServerHandle;
 use anyhow::Context;
+use shop_console::ConsoleExposure;
 use shop_http::{MetricsToken, Mount, ServerOptions};
 use tokio::task::JoinHandle;
 
@@ -25,6 +26,9 @@ pub struct ServerConfig {
     pub metrics_token: Option<String>,
     /// How long in-flight requests get to finish after SIGTERM or SIGINT.
     pub shutdown_timeout: Duration,
+    /// Where owners reach the console (`PUBLIC_URL`), and whether serving it over plain HTTP
+    /// beyond loopback was asked for (`--insecure-console`).
+    pub console: ConsoleExposure,
 }
 
 impl ServerConfig {
@@ -35,12 +39,15 @@ impl ServerConfig {
             metrics_bind: None,
             metrics_token: None,
             shutdown_timeout: ServerOptions::DEFAULT_SHUTDOWN_TIMEOUT,
+            console: ConsoleExposure::default(),
         }
     }
 
     /// Takes the addresses. `serve` does this before opening the database, so that a port in
-    /// use is reported at once, before any migration runs.
+    /// use is reported at once, before any migration runs; and before that, refuses to serve
+    /// the console where its cookie would travel in clear ([`ConsoleExposure::check`]).
     pub fn bind(&self) -> anyhow::Result<Listeners> {
+        self.console.check(self.bind.ip())?;
         Ok(Listeners {
             api: bind(self.bind)?,
             metrics: self.metrics_bind.map(bind).transpose()?,
@@ -136,9 +143,7 @@ impl RunningServer {
         if metrics_listener.is_some() {
             operations = operations.metrics_served_elsewhere();
         }
-        // A browser sends a `Secure` cookie over HTTPS only, and a console on loopback has
-        // none: there alone the session cookie goes without it.
-        let console = services.console_state(!addr.ip().is_loopback());
+        let console = services.console_state(config.console.public_url.clone());
         services.prepare_sign_in();
         let mounts = vec![Mount::new(shop_console::PREFIX, move |config| {
             shop_console::configure(config, &console);
@@ -216,6 +221,7 @@ impl std::fmt::Debug for ServerConfig {
             .field("bind", &self.bind)
             .field("workers", &self.workers)
             .field("metrics_bind", &self.metrics_bind)
+            .field("console", &self.console)
             .field(
                 "metrics_token",
                 &self.metrics_token.as_ref().map(|_| "<redacted>"),

@@ -4,7 +4,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::Context;
-use shop_console::{ConsoleSettings, ConsoleState};
+use shop_console::{ConsoleSettings, ConsoleState, PublicUrl};
 use shop_domain::client_address::TrustedProxies;
 use shop_domain::rate_limit::RateBudget;
 use shop_http::{ApiState, Operations, ReadRouting};
@@ -269,15 +269,17 @@ impl Services {
         });
     }
 
-    /// What the owners' console calls. `secure_cookies` unless it is served on loopback only.
-    pub fn console_state(&self, secure_cookies: bool) -> ConsoleState {
+    /// What the owners' console calls, reached by owners at `public_url` if the operator
+    /// said where.
+    pub fn console_state(&self, public_url: Option<PublicUrl>) -> ConsoleState {
         ConsoleState {
             sessions: self.owner_sessions.clone(),
             keys: self.keys.clone(),
             stock: self.stock.clone(),
             settings: ConsoleSettings {
-                secure_cookies,
+                public_url,
                 trusted_proxies: self.trusted_proxies.clone(),
+                body_timeout: shop_http::connection::BODY_READ_TIMEOUT,
             },
         }
     }

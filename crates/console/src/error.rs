@@ -33,6 +33,9 @@ pub enum ConsoleError {
     BadRequest(&'static str),
     #[error("form too large")]
     PayloadTooLarge,
+    /// The form's body did not arrive in time; the connection closes.
+    #[error("form not received in time")]
+    RequestTimeout,
     #[error("not a form")]
     UnsupportedMediaType,
     /// The database could not be reached in time.
@@ -114,6 +117,10 @@ impl ConsoleError {
                 "Too much data",
                 "The form sent more data than any page of this console does.",
             ),
+            Self::RequestTimeout => (
+                "The form took too long",
+                "The form did not arrive in time. Check your connection and send it again.",
+            ),
             Self::UnsupportedMediaType => (
                 "Not a form",
                 "This page only accepts the console's own forms.",
@@ -145,6 +152,7 @@ impl ResponseError for ConsoleError {
             Self::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
             Self::BadRequest(_) => StatusCode::BAD_REQUEST,
             Self::PayloadTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
+            Self::RequestTimeout => StatusCode::REQUEST_TIMEOUT,
             Self::UnsupportedMediaType => StatusCode::UNSUPPORTED_MEDIA_TYPE,
             Self::Unavailable => StatusCode::SERVICE_UNAVAILABLE,
             Self::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,

@@ -1,6 +1,10 @@
-//! A submitted form (`application/x-www-form-urlencoded`), read whole and bounded, with its
-//! fields in order so that a repeated field (`scopes`) keeps every value; a query string is
-//! read the same way.
+//! A submitted form (`application/x-www-form-urlencoded`), read whole, bounded in size and
+//! in time as the API's JSON bodies are (413 beyond [`MAX_FORM_BYTES`], 408 when the body has
+//! not arrived by the deadline: a client trickling a form must not hold a connection and a
+//! worker's handler for long), with its fields in order so that a repeated field (`scopes`)
+//! keeps every value; a query string is read the same way.
+
+use std::time::Duration;
 
 use actix_web::HttpRequest;
 use actix_web::dev::Payload;
@@ -47,8 +51,12 @@ impl Form {
     }
 
     /// Reads the request's body as a form: 415 for another content type, 413 beyond
-    /// [`MAX_FORM_BYTES`].
-    pub async fn read(request: &HttpRequest, payload: &mut Payload) -> Result<Self, ConsoleError> {
+    /// [`MAX_FORM_BYTES`], 408 when it is not all there within `deadline`.
+    pub async fn read(
+        request: &HttpRequest,
+        payload: &mut Payload,
+        deadline: Duration,
+    ) -> Result<Self, ConsoleError> {
         let content_type = request
             .headers()
             .get(header::CONTENT_TYPE)
@@ -58,17 +66,23 @@ impl Form {
         if !essence.eq_ignore_ascii_case("application/x-www-form-urlencoded") {
             return Err(ConsoleError::UnsupportedMediaType);
         }
-        let mut body = BytesMut::new();
-        while let Some(chunk) = payload.next().await {
-            let chunk: Bytes =
-                chunk.map_err(|_| ConsoleError::BadRequest("The form was cut off."))?;
-            if body.len() + chunk.len() > MAX_FORM_BYTES {
-                return Err(ConsoleError::PayloadTooLarge);
-            }
-            body.extend_from_slice(&chunk);
-        }
+        let body = actix_web::rt::time::timeout(deadline, read_bounded(payload))
+            .await
+            .map_err(|_elapsed| ConsoleError::RequestTimeout)??;
         Ok(Self::parse(&body))
     }
+}
+
+async fn read_bounded(payload: &mut Payload) -> Result<BytesMut, ConsoleError> {
+    let mut body = BytesMut::new();
+    while let Some(chunk) = payload.next().await {
+        let chunk: Bytes = chunk.map_err(|_| ConsoleError::BadRequest("The form was cut off."))?;
+        if body.len() + chunk.len() > MAX_FORM_BYTES {
+            return Err(ConsoleError::PayloadTooLarge);
+        }
+        body.extend_from_slice(&chunk);
+    }
+    Ok(body)
 }
 
 #[cfg(test)]

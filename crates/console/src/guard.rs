@@ -41,7 +41,8 @@ pub struct SignedInOwner {
 impl SignedInOwner {
     async fn of(request: &HttpRequest) -> Result<Self, ConsoleError> {
         let state = state(request)?;
-        let token = cookies::session_token(request).ok_or(ConsoleError::SignInRequired)?;
+        let token = cookies::session_token(request, state.settings.https())
+            .ok_or(ConsoleError::SignInRequired)?;
         match state.sessions.resolve(&token).await? {
             Some(signed_in) => Ok(Self { signed_in, token }),
             None => Err(ConsoleError::SignInRequired),
@@ -115,8 +116,9 @@ async fn read_form(
     payload: &mut Payload,
     allow: fn(Provenance) -> bool,
 ) -> Result<Form, ConsoleError> {
-    if !allow(provenance(request)) {
+    let settings = &state(request)?.settings;
+    if !allow(provenance(request, settings.public_url.as_ref())) {
         return Err(ConsoleError::Forbidden);
     }
-    Form::read(request, payload).await
+    Form::read(request, payload, settings.body_timeout).await
 }

@@ -15,11 +15,13 @@
 //!   request, the session's anti-CSRF token); handlers only ask for them.
 //! - One error page ([`error::ConsoleError`]) for every failure; it never shows a cause.
 //! - Every response carries the console's security headers ([`headers`]): no inline script,
-//!   no framing, no sniffing, no referrer, and `Cache-Control: no-store` on pages.
+//!   no framing, no sniffing, no referrer beyond the console itself, `Cache-Control:
+//!   no-store` on pages, and HSTS when `PUBLIC_URL` is `https`.
 //! - An owner reaches only their own shop: every use case is called with the shop of the
 //!   signed-in owner, and another shop's key or variant is as unknown as a missing one.
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use shop_domain::client_address::TrustedProxies;
 use shop_ports::usecase::{KeyAdmin, OwnerSessions, StockKeeper};
@@ -32,10 +34,12 @@ mod guard;
 mod headers;
 mod origin;
 mod pages;
+mod public_url;
 mod routes;
 mod scopes;
 mod view;
 
+pub use public_url::{ConsoleExposure, ExposureError, PublicUrl, PublicUrlError};
 pub use routes::{LOGIN_PATH, PREFIX, configure};
 
 /// What the console's pages call; shared by every worker.
@@ -49,12 +53,21 @@ pub struct ConsoleState {
 
 #[derive(Clone, Debug)]
 pub struct ConsoleSettings {
-    /// Mark the session cookie `Secure`: true unless the server listens on a loopback
-    /// address only (a browser sends no `Secure` cookie over plain HTTP, and a local console
-    /// has no TLS).
-    pub secure_cookies: bool,
+    /// `PUBLIC_URL`, if the operator gave it: over `https`, `__Host-` `Secure` cookies and
+    /// HSTS; with any scheme, the one origin whose forms are accepted.
+    pub public_url: Option<PublicUrl>,
     /// The proxies whose forwarding headers name the client whose failed sign-ins count.
     pub trusted_proxies: TrustedProxies,
+    /// A form's body must arrive within this once its handler reads it (408 beyond), as the
+    /// API's JSON bodies must: a client trickling a body holds no connection for long.
+    pub body_timeout: Duration,
+}
+
+impl ConsoleSettings {
+    /// Whether owners reach the console over TLS, as `PUBLIC_URL` says.
+    pub fn https(&self) -> bool {
+        self.public_url.as_ref().is_some_and(PublicUrl::is_https)
+    }
 }
 
 #[cfg(test)]

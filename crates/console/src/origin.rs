@@ -1,17 +1,26 @@
 //! Where a request comes from, as the browser tells it (OWASP's CSRF defence in depth: the
 //! `Origin` header and the Fetch Metadata header `Sec-Fetch-Site`, beside the token).
 //!
-//! A request is same-origin when `Sec-Fetch-Site` says `same-origin` and `Origin`, if it
-//! names a server, names this one (its scheme's default port folded, compared with the
-//! request's `Host`); or, from a browser without Fetch Metadata, when `Origin` names this
-//! server. Any other `Sec-Fetch-Site`, an `Origin` of another server, and `Origin: null`
-//! without `Sec-Fetch-Site: same-origin` are cross-site. (Chromium sends `Origin: null` with
-//! the forms of a page whose `Referrer-Policy` is `no-referrer`, as the console's are: there
-//! `Sec-Fetch-Site`, which no page can set, decides.) A request with neither header comes from
-//! a program, not from a page.
+//! With `PUBLIC_URL`, a request is same-origin only when its `Origin` is that URL's origin,
+//! and `Sec-Fetch-Site`, if sent, says `same-origin`; the `Host` a client sends proves
+//! nothing (a rebound DNS name, a proxy's own `Host`). The console's pages serve
+//! `Referrer-Policy: same-origin`, so the browser writes the real origin into `Origin` on
+//! their forms; an `Origin: null` (a sandboxed frame, a `no-referrer` page elsewhere) is
+//! then refused.
+//!
+//! Without it (loopback, development), a request is same-origin when `Sec-Fetch-Site` says
+//! `same-origin` and `Origin`, if it names a server, names this one (its scheme's default
+//! port folded, compared with the request's `Host`); or, from a browser without Fetch
+//! Metadata, when `Origin` names this server. There `Origin: null` with `Sec-Fetch-Site:
+//! same-origin`, which no page can set, is same-origin.
+//!
+//! Either way, any other `Sec-Fetch-Site` and an `Origin` of another server are cross-site,
+//! and a request with neither header comes from a program, not from a page.
 
 use actix_web::HttpRequest;
 use actix_web::http::header;
+
+use crate::public_url::PublicUrl;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Provenance {
@@ -21,13 +30,23 @@ pub enum Provenance {
     Unstated,
 }
 
-pub fn provenance(request: &HttpRequest) -> Provenance {
+pub fn provenance(request: &HttpRequest, public_url: Option<&PublicUrl>) -> Provenance {
     let headers = request.headers();
     let fetch_site = headers
         .get("sec-fetch-site")
         .map(|value| value.to_str().unwrap_or_default());
     if fetch_site.is_some_and(|site| site != "same-origin") {
         return Provenance::CrossSite;
+    }
+    let origin = headers
+        .get(header::ORIGIN)
+        .map(|origin| origin.to_str().unwrap_or_default());
+    if let Some(public_url) = public_url {
+        return match origin {
+            Some(origin) if public_url.is_origin(origin) => Provenance::SameOrigin,
+            None if fetch_site.is_none() => Provenance::Unstated,
+            _ => Provenance::CrossSite,
+        };
     }
     let host = headers
         .get(header::HOST)
@@ -39,10 +58,7 @@ pub fn provenance(request: &HttpRequest) -> Provenance {
                 .map(|authority| authority.as_str())
         });
     let same_origin_said = fetch_site == Some("same-origin");
-    match headers
-        .get(header::ORIGIN)
-        .map(|origin| origin.to_str().unwrap_or_default())
-    {
+    match origin {
         Some("null") if same_origin_said => Provenance::SameOrigin,
         Some(origin) => match host {
             Some(host) if names_host(origin, host) => Provenance::SameOrigin,
@@ -91,13 +107,13 @@ mod tests {
     fn an_origin_naming_this_server_is_same_origin() {
         for origin in ["http://127.0.0.1:8080", "HTTP://127.0.0.1:8080"] {
             let r = request(&[("origin", origin)]);
-            assert_eq!(provenance(&r), Provenance::SameOrigin, "{origin}");
+            assert_eq!(provenance(&r, None), Provenance::SameOrigin, "{origin}");
         }
         let r = request(&[("sec-fetch-site", "same-origin")]);
-        assert_eq!(provenance(&r), Provenance::SameOrigin);
+        assert_eq!(provenance(&r, None), Provenance::SameOrigin);
         // Chromium's form post from a `Referrer-Policy: no-referrer` page.
         let r = request(&[("origin", "null"), ("sec-fetch-site", "same-origin")]);
-        assert_eq!(provenance(&r), Provenance::SameOrigin);
+        assert_eq!(provenance(&r, None), Provenance::SameOrigin);
         assert!(names_host("https://shop.example", "shop.example:443"));
         assert!(names_host("http://shop.example:80", "shop.example"));
     }
@@ -122,7 +138,7 @@ mod tests {
         ];
         for headers in cases {
             assert_eq!(
-                provenance(&request(headers)),
+                provenance(&request(headers), None),
                 Provenance::CrossSite,
                 "{headers:?}"
             );
@@ -130,7 +146,41 @@ mod tests {
     }
 
     #[test]
+    fn with_a_public_url_only_its_origin_is_same_origin_whatever_the_host() {
+        let public = PublicUrl::parse("https://shop.example").unwrap();
+        let judged = |headers: &[(&str, &str)]| provenance(&request(headers), Some(&public));
+        for same in [
+            &[("origin", "https://shop.example")][..],
+            &[
+                ("origin", "https://shop.example"),
+                ("sec-fetch-site", "same-origin"),
+            ],
+        ] {
+            assert_eq!(judged(same), Provenance::SameOrigin, "{same:?}");
+        }
+        // The request's own Host is 127.0.0.1:8080 (the proxy's upstream): naming it proves
+        // nothing, nor does a null origin, nor Fetch Metadata without an origin.
+        for cross in [
+            &[("origin", "http://127.0.0.1:8080")][..],
+            &[
+                ("origin", "http://127.0.0.1:8080"),
+                ("sec-fetch-site", "same-origin"),
+            ],
+            &[("origin", "null"), ("sec-fetch-site", "same-origin")],
+            &[("sec-fetch-site", "same-origin")],
+            &[("origin", "http://shop.example")],
+            &[
+                ("origin", "https://shop.example"),
+                ("sec-fetch-site", "cross-site"),
+            ],
+        ] {
+            assert_eq!(judged(cross), Provenance::CrossSite, "{cross:?}");
+        }
+        assert_eq!(judged(&[]), Provenance::Unstated);
+    }
+
+    #[test]
     fn a_request_without_either_header_is_unstated() {
-        assert_eq!(provenance(&request(&[])), Provenance::Unstated);
+        assert_eq!(provenance(&request(&[]), None), Provenance::Unstated);
     }
 }

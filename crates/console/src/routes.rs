@@ -18,10 +18,13 @@ pub const LOGIN_PATH: &str = "/console/login";
 
 /// Mounts the console under [`PREFIX`] on `config`.
 pub fn configure(config: &mut web::ServiceConfig, state: &ConsoleState) {
+    let https = state.settings.https();
     config.service(
         web::scope(PREFIX)
             .app_data(web::Data::new(state.clone()))
-            .wrap(from_fn(headers::secure))
+            .wrap(from_fn(move |request, next| {
+                headers::secure(request, next, https)
+            }))
             .service(page("").route(web::get().to(dashboard::show)))
             .service(page("/").route(web::get().to(dashboard::show)))
             .service(

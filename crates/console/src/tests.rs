@@ -178,8 +178,9 @@ impl Ports {
                 Arc::new(clock()),
             )),
             settings: ConsoleSettings {
-                secure_cookies: true,
+                public_url: None,
                 trusted_proxies: Default::default(),
+                body_timeout: std::time::Duration::from_secs(10),
             },
         }
     }
@@ -225,7 +226,7 @@ fn get(path: &str) -> TestRequest {
     TestRequest::get()
         .uri(path)
         .insert_header((header::HOST, HOST))
-        .cookie(crate::cookies::session(&token(), true))
+        .cookie(crate::cookies::session(&token(), false))
 }
 
 /// A form post as the console's own page sends it: same origin, the session's cookie.
@@ -238,7 +239,7 @@ fn post(path: &str, fields: &[(&str, &str)]) -> TestRequest {
         .insert_header((header::HOST, HOST))
         .insert_header((header::ORIGIN, ORIGIN))
         .insert_header((header::CONTENT_TYPE, "application/x-www-form-urlencoded"))
-        .cookie(crate::cookies::session(&token(), true))
+        .cookie(crate::cookies::session(&token(), false))
         .set_payload(body)
 }
 
@@ -319,7 +320,7 @@ async fn a_form_without_the_session_token_or_from_another_site_changes_nothing()
             .uri("/console/keys")
             .insert_header((header::HOST, HOST))
             .insert_header((header::CONTENT_TYPE, "application/x-www-form-urlencoded"))
-            .cookie(crate::cookies::session(&token(), true))
+            .cookie(crate::cookies::session(&token(), false))
             .set_payload(format!(
                 "label=x&scopes=products%3Aread&csrf_token={}",
                 good.as_str()
@@ -551,17 +552,21 @@ async fn signing_in_sets_a_strict_session_cookie_and_goes_to_the_overview() {
         .insert_header((header::HOST, HOST))
         .insert_header((header::CONTENT_TYPE, "application/x-www-form-urlencoded"))
         .set_payload("email=ana%40boutique.fr&password=correct+horse+battery");
-    let page = call(ports.state(), request).await;
+    // Served behind a TLS proxy (`PUBLIC_URL=https://...`).
+    let mut state = ports.state();
+    state.settings.public_url = Some(crate::PublicUrl::parse("https://console.test").unwrap());
+    let page = call(state, request).await;
     assert_eq!(page.status, StatusCode::SEE_OTHER);
     assert_eq!(page.header(header::LOCATION), "/console");
     let cookie = page.header(header::SET_COOKIE);
     let expected = format!(
-        "shop_console_session={}",
+        "__Host-shop_console_session={}",
         SessionToken::from_random_bytes([9; 32]).expose()
     );
     assert!(cookie.starts_with(&expected), "{cookie}");
-    for part in ["HttpOnly", "SameSite=Strict", "Path=/console", "Secure"] {
-        assert!(cookie.contains(part), "{cookie}");
+    let attributes: Vec<&str> = cookie.split("; ").collect();
+    for part in ["HttpOnly", "SameSite=Strict", "Path=/", "Secure"] {
+        assert!(attributes.contains(&part), "{cookie}");
     }
 }
 
@@ -649,7 +654,11 @@ async fn every_answer_carries_the_security_headers() {
         assert!(csp.contains("default-src 'self'") && csp.contains("frame-ancestors 'none'"));
         assert!(!csp.contains("unsafe-inline"), "{csp}");
         assert_eq!(page.header(header::X_CONTENT_TYPE_OPTIONS), "nosniff");
-        assert_eq!(page.header(header::REFERRER_POLICY), "no-referrer");
+        assert_eq!(page.header(header::REFERRER_POLICY), "same-origin");
+        assert!(
+            !page.headers.contains_key(header::STRICT_TRANSPORT_SECURITY),
+            "no HSTS without an https PUBLIC_URL"
+        );
     }
     let login = call(
         Ports::signed_out().state(),
@@ -658,6 +667,20 @@ async fn every_answer_carries_the_security_headers() {
     .await;
     assert!(!login.body.contains("<script>"), "no inline script");
     assert_eq!(login.header(header::CACHE_CONTROL), "no-store");
+}
+
+#[actix_web::test]
+async fn over_https_every_answer_carries_hsts() {
+    for uri in ["/console/login", "/console/keys", "/console/nowhere"] {
+        let mut state = Ports::signed_out().state();
+        state.settings.public_url = Some(crate::PublicUrl::parse("https://shop.example").unwrap());
+        let page = call(state, TestRequest::get().uri(uri)).await;
+        assert_eq!(
+            page.header(header::STRICT_TRANSPORT_SECURITY),
+            "max-age=31536000",
+            "{uri}"
+        );
+    }
 }
 
 #[actix_web::test]

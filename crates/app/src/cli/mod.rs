@@ -17,6 +17,7 @@ use shop_domain::id::VariantId;
 use shop_domain::owner::OwnerEmail;
 use shop_domain::scope::ScopeSet;
 use shop_domain::shop::{ShopSlug, SubscriptionStatus};
+use shop_console::{ConsoleExposure, PublicUrl};
 use shop_persistence::PoolOptions;
 
 pub use limits::RateLimitArgs;
@@ -108,6 +109,16 @@ pub struct ServeArgs {
     /// token (`Authorization: Bearer <token>`). With neither, `/metrics` is not served.
     #[arg(long, env = "METRICS_TOKEN", hide_env_values = true)]
     pub metrics_token: Option<String>,
+    /// The address owners type to reach the console, e.g. `https://shop.example` behind a
+    /// TLS proxy: over https the session cookie is `__Host-` and `Secure` and pages send
+    /// HSTS; console forms are accepted from this origin only. Required to serve beyond
+    /// loopback.
+    #[arg(long, env = "PUBLIC_URL", value_parser = parse_public_url)]
+    pub public_url: Option<PublicUrl>,
+    /// Development only: serve the console over plain HTTP on a non-loopback `--bind`
+    /// without `PUBLIC_URL` (its session cookie then travels in clear).
+    #[arg(long)]
+    pub insecure_console: bool,
     /// Seconds the requests in flight get to finish after SIGTERM or SIGINT.
     #[arg(long, env = "SHUTDOWN_TIMEOUT_SECONDS", default_value_t = 30)]
     pub shutdown_timeout_seconds: u64,
@@ -160,6 +171,10 @@ impl ServeArgs {
             metrics_bind: self.metrics_bind,
             metrics_token: self.metrics_token.clone(),
             shutdown_timeout: Duration::from_secs(self.shutdown_timeout_seconds),
+            console: ConsoleExposure {
+                public_url: self.public_url.clone(),
+                insecure: self.insecure_console,
+            },
         }
     }
 }
@@ -264,6 +279,10 @@ fn at_least_one_worker(text: &str) -> Result<usize, String> {
 
 fn parse_slug(text: &str) -> Result<ShopSlug, String> {
     ShopSlug::parse(text).map_err(|e| e.to_string())
+}
+
+fn parse_public_url(text: &str) -> Result<PublicUrl, String> {
+    PublicUrl::parse(text).map_err(|e| e.to_string())
 }
 
 fn parse_subscription(text: &str) -> Result<SubscriptionStatus, String> {

@@ -35,7 +35,7 @@ pub async fn submit(
 ) -> Result<HttpResponse, ConsoleError> {
     let email = form.value("email").unwrap_or_default();
     let password = Password::attempt(form.value("password").unwrap_or_default());
-    let previous = cookies::session_token(&request);
+    let previous = cookies::session_token(&request, state.settings.https());
     let outcome = state
         .sessions
         .sign_in(
@@ -52,10 +52,7 @@ pub async fn submit(
     match outcome {
         Ok(started) => Ok(HttpResponse::SeeOther()
             .insert_header((header::LOCATION, "/console"))
-            .cookie(cookies::session(
-                &started.token,
-                state.settings.secure_cookies,
-            ))
+            .cookie(cookies::session(&started.token, state.settings.https()))
             .finish()),
         Err(SignInError::InvalidCredentials) => Ok(html(
             StatusCode::UNAUTHORIZED,

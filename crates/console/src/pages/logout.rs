@@ -17,6 +17,6 @@ pub async fn submit(
     state.sessions.sign_out(&checked.owner.token).await?;
     Ok(HttpResponse::SeeOther()
         .insert_header((header::LOCATION, LOGIN_PATH))
-        .cookie(cookies::removal(state.settings.secure_cookies))
+        .cookie(cookies::removal(state.settings.https()))
         .finish())
 }
