@@ -12,6 +12,8 @@ mod client;
 mod clients;
 mod console;
 mod console_browser;
+mod console_public_url;
+mod console_tls_proxy;
 mod cross_shop_probe;
 mod errors;
 mod fixtures;

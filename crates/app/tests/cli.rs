@@ -53,6 +53,7 @@ impl Cli {
             "SHUTDOWN_TIMEOUT_SECONDS",
             "DATABASE_POOL_SIZE",
             "DATABASE_WAIT_TIMEOUT_MS",
+            "PUBLIC_URL",
         ] {
             command.env_remove(inherited);
         }

@@ -2,6 +2,7 @@ use std::time::Duration;
 
 use serde_json::Value;
 use shop_app::server::{RunningServer, ServerConfig};
+use shop_console::ConsoleExposure;
 use shop_app::services::{RedisSettings, ReplicaSettings, ServiceSettings, Services};
 use shop_domain::Timestamp;
 use shop_domain::rate_limit::RateBudget;
@@ -26,6 +27,8 @@ pub struct TestApp {
     server: Option<RunningServer>,
     client: reqwest::Client,
     base_url: String,
+    /// What the console's own pages send as `Origin`: `PUBLIC_URL` when the server has one.
+    console_origin: String,
     _sqlite_dir: Option<tempfile::TempDir>,
     _postgres: Option<ScratchDatabase>,
 }
@@ -79,6 +82,21 @@ impl TestApp {
     }
 
     pub async fn start_with(backend: Backend, settings: ServiceSettings) -> Option<Self> {
+        Self::start_exposed(backend, settings, None).await
+    }
+
+    /// A server whose console owners reach at `public_url` (`PUBLIC_URL`), e.g. through a TLS
+    /// proxy, with generous limits.
+    pub async fn start_public(backend: Backend, public_url: &str) -> Option<Self> {
+        let public_url = shop_console::PublicUrl::parse(public_url).expect("a public URL");
+        Self::start_exposed(backend, Self::generous(), Some(public_url)).await
+    }
+
+    async fn start_exposed(
+        backend: Backend,
+        settings: ServiceSettings,
+        public_url: Option<shop_console::PublicUrl>,
+    ) -> Option<Self> {
         let (url, sqlite_dir, postgres) = match backend {
             Backend::Sqlite => {
                 let dir = tempfile::tempdir().expect("temp dir");
@@ -90,7 +108,7 @@ impl TestApp {
                 (scratch.url.clone(), None, Some(scratch))
             }
         };
-        Some(Self::serve(backend, url, settings, sqlite_dir, postgres).await)
+        Some(Self::serve(backend, url, settings, sqlite_dir, postgres, public_url).await)
     }
 
     /// A server on a scratch database of the streaming pair (`scripts/replica/up.sh`), reading
@@ -108,7 +126,7 @@ impl TestApp {
             key_prefix: format!("shop-test:{}:", uuid::Uuid::new_v4().simple()),
         });
         let url = scratch.url.clone();
-        Some(Self::serve(Backend::Postgres, url, settings, None, Some(scratch)).await)
+        Some(Self::serve(Backend::Postgres, url, settings, None, Some(scratch), None).await)
     }
 
     fn generous() -> ServiceSettings {
@@ -133,6 +151,7 @@ impl TestApp {
         settings: ServiceSettings,
         sqlite_dir: Option<tempfile::TempDir>,
         postgres: Option<ScratchDatabase>,
+        public_url: Option<shop_console::PublicUrl>,
     ) -> Self {
         let services = Services::open_with(&url, settings)
             .await
@@ -140,10 +159,15 @@ impl TestApp {
         let config = ServerConfig {
             workers: Some(2),
             metrics_token: Some(Self::METRICS_TOKEN.to_owned()),
+            console: ConsoleExposure {
+                public_url: public_url.clone(),
+                insecure: false,
+            },
             ..ServerConfig::new("127.0.0.1:0".parse().expect("loopback address"))
         };
         let server = RunningServer::start_with(&services, config).expect("start the server");
         let base_url = server.base_url();
+        let console_origin = public_url.map_or_else(|| base_url.clone(), |url| url.to_string());
         Self {
             backend,
             services,
@@ -153,6 +177,7 @@ impl TestApp {
                 .build()
                 .expect("client"),
             base_url,
+            console_origin,
             _sqlite_dir: sqlite_dir,
             _postgres: postgres,
         }
@@ -347,6 +372,11 @@ impl TestApp {
 
     pub fn base_url(&self) -> &str {
         &self.base_url
+    }
+
+    /// The origin the console's own pages post their forms from.
+    pub fn console_origin(&self) -> &str {
+        &self.console_origin
     }
 }
 

@@ -81,7 +81,7 @@ impl<'a> ConsoleBrowser<'a> {
         let request = self
             .client
             .post(self.app.url(path))
-            .header(header::ORIGIN, self.app.base_url())
+            .header(header::ORIGIN, self.app.console_origin())
             .header(header::CONTENT_TYPE, "application/x-www-form-urlencoded")
             .body(body);
         self.send(request).await

@@ -1,10 +1,12 @@
 //! The test harness: the real server, in-process, on a fresh database per test.
 
 mod app;
+pub mod browser;
 pub mod console;
 pub mod logs;
 pub mod postgres;
 pub mod proxy;
+pub mod tls_proxy;
 
 pub use app::{Backend, Reply, TestApp};
 

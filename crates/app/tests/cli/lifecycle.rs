@@ -84,6 +84,77 @@ fn startup_errors_are_one_clear_line_and_a_non_zero_exit() {
     }
 }
 
+#[test]
+fn the_console_is_served_beyond_loopback_only_behind_an_https_public_url() {
+    let cli = Cli::new();
+    let anywhere = ["--bind", "0.0.0.0:0"];
+    let (status, stderr) = refused_start(&cli, &anywhere, &[]);
+    assert_one_error_line(
+        status,
+        &stderr,
+        "error: refusing to serve the owners' console on 0.0.0.0 without PUBLIC_URL",
+    );
+    assert!(stderr.contains("--insecure-console"), "{stderr}");
+    let (status, stderr) = refused_start(&cli, &anywhere, &[("PUBLIC_URL", "http://shop.example")]);
+    assert_one_error_line(
+        status,
+        &stderr,
+        "error: refusing to serve the owners' console on 0.0.0.0 over plain HTTP",
+    );
+    assert!(
+        !cli.dir.path().join("cli.db").exists(),
+        "refused before the database is opened"
+    );
+    for bad in ["shop.example", "https://shop.example/console"] {
+        let (status, stderr) = refused_start(&cli, &anywhere, &[("PUBLIC_URL", bad)]);
+        assert_eq!(status.code(), Some(2), "{bad}: {stderr}");
+        assert!(stderr.contains("PUBLIC_URL must"), "{stderr}");
+    }
+
+    // Given an https PUBLIC_URL, or told `--insecure-console`, it serves.
+    for extra in [
+        &["--public-url", "https://shop.example"][..],
+        &["--insecure-console"],
+    ] {
+        let port = TcpListener::bind("127.0.0.1:0")
+            .and_then(|listener| listener.local_addr())
+            .expect("a free port")
+            .port();
+        let mut child = cli
+            .command()
+            .args(["serve", "--workers", "1", "--bind", &format!("0.0.0.0:{port}")])
+            .args(extra)
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .expect("start shop-api serve");
+        let local = SocketAddr::from(([127, 0, 0, 1], port));
+        let deadline = Instant::now() + Duration::from_secs(60);
+        let page = loop {
+            if let Ok(mut stream) = TcpStream::connect(local) {
+                write!(
+                    stream,
+                    "GET /console/login HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+                )
+                .expect("send");
+                let mut page = String::new();
+                stream.read_to_string(&mut page).expect("read");
+                break page;
+            }
+            assert!(child.try_wait().expect("status").is_none(), "{extra:?}: exited");
+            assert!(Instant::now() < deadline, "{extra:?}: not listening");
+            thread::sleep(Duration::from_millis(50));
+        };
+        let _ = child.kill();
+        let _ = child.wait();
+        assert!(page.starts_with("HTTP/1.1 200"), "{extra:?}: {page}");
+        let hsts = page
+            .to_ascii_lowercase()
+            .contains("strict-transport-security: max-age=31536000");
+        assert_eq!(hsts, extra[0] == "--public-url", "{extra:?}: {page}");
+    }
+}
+
 /// One product whose single variant tracks stock, starting at 0.
 fn stocked_shop(cli: &Cli) -> String {
     cli.ok(&["shop", "create", "--slug", "atelier", "--name", "Atelier"]);
