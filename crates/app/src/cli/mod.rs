@@ -4,6 +4,7 @@ mod limits;
 mod owners;
 mod run;
 mod seed;
+pub mod terminal_text;
 
 use std::net::SocketAddr;
 use std::path::PathBuf;

@@ -6,6 +6,7 @@ use anyhow::Context;
 use shop_ports::port::ImportReport;
 use shop_ports::usecase::{ImportError, NewKey, NewShop, ShopChange};
 
+use super::terminal_text::Shown;
 use super::{Cli, Command, KeyCommand, ServeArgs, ShopCommand, StockCommand};
 use crate::server::{Listeners, RunningServer, ServerConfig};
 use crate::services::{ServiceSettings, Services};
@@ -74,7 +75,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
                     movement.previous_stock,
                     movement.new_stock,
                     movement.api_key_prefix,
-                    movement.reason.replace(['\t', '\n'], " ")
+                    Shown(movement.reason.as_str())
                 )?;
             }
             Ok(())
@@ -236,7 +237,7 @@ async fn key(services: &Services, command: KeyCommand) -> anyhow::Result<()> {
                     out,
                     "{}\t{}\t{}\t{}\t{}\t{}",
                     key.prefix,
-                    key.label,
+                    Shown(&key.label),
                     key.scopes.to_list(),
                     key.created_at.to_rfc3339(),
                     show(key.expires_at),
