@@ -244,7 +244,8 @@ pub enum OwnerCommand {
         #[arg(long, value_parser = parse_slug)]
         shop: ShopSlug,
     },
-    /// The owner can no longer sign in; their open sessions end at once.
+    /// The owner can no longer sign in; their open sessions end at once. Prints the shop's
+    /// active keys (prefix, label, scopes), which keep working: keys belong to the shop.
     Disable {
         #[arg(long, value_parser = parse_email)]
         email: OwnerEmail,
