@@ -38,11 +38,33 @@ pub struct Operations {
 #[derive(Clone)]
 pub struct MetricsToken(Arc<str>);
 
+/// A metrics token too short to be secret: it alone guards the metrics on the API's
+/// address, which anyone can reach.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "METRICS_TOKEN must be at least {min} characters, and this one has {chars}: it alone keeps \
+     the metrics from anyone who reaches the API's address, and a short token can be guessed \
+     (make one with `openssl rand -hex 32`)",
+    min = MetricsToken::MIN_CHARS
+)]
+pub struct MetricsTokenTooShort {
+    pub chars: usize,
+}
+
 impl MetricsToken {
-    /// `None` for an empty token: it would open the metrics to everyone.
-    pub fn new(token: &str) -> Option<Self> {
+    /// 32 characters: 128 bits as hexadecimal, beyond any guessing even at the failure
+    /// budget's pace.
+    pub const MIN_CHARS: usize = 32;
+
+    /// The token, trimmed; refused when shorter than [`Self::MIN_CHARS`] (an empty one
+    /// included: it would open the metrics to everyone).
+    pub fn new(token: &str) -> Result<Self, MetricsTokenTooShort> {
         let token = token.trim();
-        (!token.is_empty()).then(|| Self(token.into()))
+        let chars = token.chars().count();
+        if chars < Self::MIN_CHARS {
+            return Err(MetricsTokenTooShort { chars });
+        }
+        Ok(Self(token.into()))
     }
 
     /// Whether `presented` is the token, in time that does not tell how much of it matched.

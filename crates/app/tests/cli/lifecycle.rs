@@ -84,6 +84,29 @@ fn startup_errors_are_one_clear_line_and_a_non_zero_exit() {
     }
 }
 
+#[test]
+fn a_metrics_token_shorter_than_32_characters_refuses_to_start_and_says_why() {
+    let cli = Cli::new();
+    let short = "s3cret-but-only-31-characters-x";
+    let (status, stderr) = refused_start(
+        &cli,
+        &["--bind", "127.0.0.1:0"],
+        &[("METRICS_TOKEN", short)],
+    );
+    assert_eq!(status.code(), Some(2), "{stderr}");
+    assert_eq!(stderr.trim().lines().count(), 1, "one line:\n{stderr}");
+    assert!(
+        stderr.starts_with("error: METRICS_TOKEN must be at least 32 characters"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("can be guessed"), "says why: {stderr}");
+    assert!(!stderr.contains(short), "never the token: {stderr}");
+    assert!(
+        !cli.dir.path().join("cli.db").exists(),
+        "refused before the database was touched"
+    );
+}
+
 /// One product whose single variant tracks stock, starting at 0.
 fn stocked_shop(cli: &Cli) -> String {
     cli.ok(&["shop", "create", "--slug", "atelier", "--name", "Atelier"]);
