@@ -5,7 +5,8 @@
 //! `/metrics` tells how the service is used (routes, volumes, failed authentications), so it
 //! is not served to anyone on the API's public address: only on an address of its own
 //! (`serve_metrics`, a private interface), or on the API's address to the bearer of the
-//! metrics token. Otherwise it is the 404 of an unknown path.
+//! metrics token. Otherwise it is the 404 of an unknown path, whatever the method; a wrong
+//! token also spends the address's failure budget (see `metrics::route`).
 //!
 //! They are not part of the public API: they are not in its OpenAPI document, are neither
 //! authenticated nor rate-limited, and answer their own tiny JSON (or the metrics text)
@@ -18,7 +19,7 @@ use actix_web::web;
 use shop_ports::port::{HealthCheck, PoolMonitor, PoolStats, ReplicaMonitor, ReplicaStats};
 use subtle::ConstantTimeEq;
 
-use crate::handlers::health;
+use crate::handlers::{fallback, health};
 use crate::metrics::{self, Metrics};
 use crate::middleware::read_scope::ReadRouting;
 use crate::routes::read;
@@ -160,7 +161,12 @@ impl Operations {
             .service(read("/healthz", health::live))
             .service(read("/readyz", health::ready));
         if self.metrics_token.is_some() {
-            config.service(read("/metrics", metrics::scrape_with_token));
+            // Any other method than GET (and HEAD) gets what an unknown path gets, not actix's
+            // 405, which would tell that the path exists.
+            config.service(
+                read("/metrics", metrics::scrape_with_token)
+                    .default_service(web::to(fallback::unknown_route)),
+            );
         }
     }
 }
