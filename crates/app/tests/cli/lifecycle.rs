@@ -1,9 +1,10 @@
 //! A server's life as an operator sees it: startup errors are one line and a non-zero exit,
 //! and SIGTERM with writes in flight exits 0 without losing an answered write.
 
+use std::fs::File;
 use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream};
-use std::process::{Command, ExitStatus};
+use std::process::{Command, ExitStatus, Stdio};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::thread;
@@ -14,17 +15,36 @@ use serde_json::{Value, json};
 use super::Cli;
 use super::serve::Server;
 
-/// `shop-api serve` with `env`, expected to refuse to start: its exit status and stderr.
+/// `shop-api serve` with `env`, expected to refuse to start: its exit status and stderr. A
+/// server that starts instead is stopped after 30 s and fails the test (rather than hanging).
 fn refused_start(cli: &Cli, args: &[&str], env: &[(&str, &str)]) -> (ExitStatus, String) {
-    let output = cli
+    let log = cli.dir.path().join("refused-start.log");
+    let mut child = cli
         .command()
         .arg("serve")
         .args(args)
         .envs(env.iter().copied())
-        .output()
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(File::create(&log).expect("log file"))
+        .spawn()
         .expect("run shop-api");
-    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
-    (output.status, stderr)
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("child status") {
+            break status;
+        }
+        if Instant::now() >= deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!(
+                "serve {args:?} started instead of refusing:\n{}",
+                std::fs::read_to_string(&log).unwrap_or_default()
+            );
+        }
+        thread::sleep(Duration::from_millis(20));
+    };
+    (status, std::fs::read_to_string(&log).unwrap_or_default())
 }
 
 fn assert_one_error_line(status: ExitStatus, stderr: &str, starts_with: &str) {
