@@ -34,7 +34,7 @@ from faultlib.http import Client
 from faultlib.server import UNLIMITED, ShopApi, raise_open_files_limit
 
 SLUG = "faults-burst"
-METRICS_TOKEN = "auth-burst-metrics"
+METRICS_TOKEN = "auth-burst-metrics-0123456789abcdef"
 PER_ADDRESS_AND_KEY = 30
 PER_KEY = 120
 NEW_KEY_WITHIN_SECONDS = 0.5

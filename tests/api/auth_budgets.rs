@@ -41,6 +41,7 @@ macro_rules! with_a_small_budget {
 with_a_small_budget!(
     a_burst_of_wrong_secrets_runs_exactly_the_budget_of_verifications,
     an_address_that_spent_its_budget_still_gets_a_valid_key_verified,
+    wrong_metrics_tokens_spend_the_addresss_budget_like_bad_keys,
 );
 
 const BUDGET: u32 = 5;
@@ -131,6 +132,50 @@ async fn an_address_that_spent_its_budget_still_gets_a_valid_key_verified(app: T
     // before is verified, and works.
     let reply = app.get("/api/v1/me", &key).await;
     assert_eq!(reply.status, 200, "{}", reply.text);
+}
+
+async fn wrong_metrics_tokens_spend_the_addresss_budget_like_bad_keys(app: TestApp) {
+    let metrics = |token: &str| {
+        app.send(
+            app.client()
+                .get(app.url("/metrics"))
+                .bearer_auth(token.to_owned()),
+        )
+    };
+    let unknown_path = app
+        .send(
+            app.client()
+                .get(app.url("/no/such/path"))
+                .bearer_auth("guess"),
+        )
+        .await;
+    // Asking without a token guesses nothing: it spends nothing.
+    for _ in 0..BUDGET * 2 {
+        let plain = app.send(app.client().get(app.url("/metrics"))).await;
+        assert_eq!((plain.status, &plain.text), (404, &unknown_path.text));
+    }
+    for n in 0..BUDGET {
+        let guess = metrics(&format!("guess-{n}")).await;
+        assert_eq!(
+            (guess.status, &guess.text),
+            (404, &unknown_path.text),
+            "a guess within the budget is an unknown path"
+        );
+    }
+    let spent = metrics("guess-after-the-budget").await;
+    assert_eq!(
+        (spent.status, spent.error_code()),
+        (429, "RATE_LIMITED".to_owned()),
+        "{}",
+        spent.text
+    );
+    assert!(spent.header("retry-after").is_some());
+    // The same budget as the API's: a bad key from this address is throttled too.
+    let bad_key = app.get("/api/v1/me", "svc_live_nope").await;
+    assert_eq!(bad_key.status, 429, "{}", bad_key.text);
+    assert_eq!(bad_key.header("retry-after"), spent.header("retry-after"));
+    // The token itself still opens the metrics (a scraper behind the guesser's NAT).
+    assert_eq!(app.scrape_metrics().await.status, 200);
 }
 
 async fn malformed_request_heads_are_counted_not_logged(app: TestApp) {

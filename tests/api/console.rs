@@ -20,6 +20,8 @@ on_both_databases!(
     sign_in_failures_are_limited_per_email_and_say_nothing_more,
     signing_out_ends_the_session_everywhere,
     no_password_session_or_key_ever_reaches_the_log,
+    user_text_is_isolated_so_that_it_cannot_reorder_the_page,
+    a_variant_id_is_percent_encoded_in_its_switch_and_the_switch_works,
 );
 
 const PASSWORD: &str = "correct horse battery staple";
@@ -346,4 +348,107 @@ async fn no_password_session_or_key_ever_reaches_the_log(app: TestApp) {
     ] {
         assert!(!text.contains(secret), "the {what} was logged");
     }
+}
+
+/// Whether every right-to-left override of `page` is inside a `<bdi>`, which keeps it from
+/// reordering the text around it.
+fn every_override_is_isolated(page: &str) -> bool {
+    page.match_indices('\u{202e}').all(|(at, _)| {
+        let before = &page[..at];
+        match (before.rfind("<bdi>"), before.rfind("</bdi>")) {
+            (Some(open), Some(close)) => open > close,
+            (Some(_), None) => true,
+            (None, _) => false,
+        }
+    })
+}
+
+async fn user_text_is_isolated_so_that_it_cannot_reorder_the_page(app: TestApp) {
+    app.create_shop("atelier").await;
+    app.import(
+        "atelier",
+        &json!({"products": [{"id": "p_rtl", "name": "Bol \u{202e}lob", "priceCents": 100,
+            "taxRate": "20.00", "trackStock": true,
+            "variants": [{"id": "v_rtl", "label": "Grand \u{202e}dnarg", "sku": "RTL\u{202e}1",
+                "barcode": "B\u{202e}2", "priceCents": 100, "stock": 5}]}]}),
+    )
+    .await;
+    app.create_owner("atelier", "ana@atelier.fr", PASSWORD)
+        .await;
+    let key = app.create_key("atelier", "stock:write").await;
+    let body = json!({"variantId": "v_rtl", "quantity": -1, "reason": "casse \u{202e}esac"});
+    assert_eq!(app.adjust(&key, &body, None).await.status, 201);
+    let mut console = ConsoleBrowser::sign_in(&app, "ana@atelier.fr", PASSWORD).await;
+    console.get("/console/keys").await;
+    let created = console
+        .post(
+            "/console/keys",
+            &[("label", "Caisse \u{202e}essiac"), ("scopes", "stock:read")],
+        )
+        .await;
+    assert_eq!(created.status, 200, "{}", created.text);
+
+    let activity = console.get("/console/activity").await;
+    assert_eq!(activity.status, 200);
+    for isolated in [
+        "<bdi>Bol \u{202e}lob</bdi>",
+        "<bdi>Grand \u{202e}dnarg</bdi>",
+        "<bdi>RTL\u{202e}1</bdi>",
+        "<bdi>casse \u{202e}esac</bdi>",
+        "<bdi>atelier test key</bdi>",
+    ] {
+        assert!(
+            activity.text.contains(isolated),
+            "{isolated} in {}",
+            activity.text
+        );
+    }
+    for page in [
+        activity,
+        console.get("/console/stock").await,
+        console.get("/console/keys").await,
+        created,
+    ] {
+        assert_eq!(page.status, 200);
+        assert!(page.text.contains('\u{202e}'), "{}", page.text);
+        assert!(every_override_is_isolated(&page.text), "{}", page.text);
+    }
+}
+
+async fn a_variant_id_is_percent_encoded_in_its_switch_and_the_switch_works(app: TestApp) {
+    app.create_shop("atelier").await;
+    app.import(
+        "atelier",
+        &json!({"products": [{"id": "p_colon", "name": "Bol", "priceCents": 100,
+            "taxRate": "20.00", "trackStock": true,
+            "variants": [{"id": "sku:1", "label": "Grand", "priceCents": 100, "stock": 5}]}]}),
+    )
+    .await;
+    app.create_owner("atelier", "ana@atelier.fr", PASSWORD)
+        .await;
+    let mut console = ConsoleBrowser::sign_in(&app, "ana@atelier.fr", PASSWORD).await;
+
+    let stock = console.get("/console/stock").await;
+    let row = stock
+        .text
+        .split("data-variant=\"sku:1\" data-tracked=\"true\"")
+        .nth(1)
+        .expect("the variant's row, tracked");
+    let action = row
+        .split("action=\"")
+        .nth(1)
+        .and_then(|rest| rest.split('"').next())
+        .expect("the switch's action");
+    assert_eq!(action, "/console/variants/sku%3A1/tracking");
+
+    let switched = console.post(action, &[("tracked", "off")]).await;
+    assert_eq!(switched.status, 303, "{}", switched.text);
+    let stock = console.get("/console/stock").await;
+    assert!(
+        stock
+            .text
+            .contains("data-variant=\"sku:1\" data-tracked=\"false\""),
+        "{}",
+        stock.text
+    );
 }

@@ -21,6 +21,7 @@ on_both_databases!(
     probes_answer_and_metrics_count_real_requests,
     each_request_is_one_log_line_and_no_secret_is_ever_logged,
     metrics_can_have_an_address_of_their_own,
+    metrics_answer_any_method_but_get_as_an_unknown_path,
 );
 
 async fn get_with_id(app: &TestApp, path: &str, key: Option<&str>, request_id: &str) -> Reply {
@@ -104,6 +105,43 @@ async fn probes_answer_and_metrics_count_real_requests(app: TestApp) {
         "{text}"
     );
     assert!(!text.contains("p_nope"), "raw paths are never labels");
+}
+
+/// The headers of a reply but those that differ between any two requests.
+fn lasting_headers(reply: &Reply) -> Vec<(String, String)> {
+    let mut headers: Vec<(String, String)> = reply
+        .headers
+        .iter()
+        .filter(|(name, _)| !matches!(name.as_str(), "date" | "x-request-id"))
+        .map(|(name, value)| (name.to_string(), value.to_str().unwrap().to_owned()))
+        .collect();
+    headers.sort();
+    headers
+}
+
+async fn metrics_answer_any_method_but_get_as_an_unknown_path(app: TestApp) {
+    for method in ["POST", "PUT", "DELETE", "PATCH", "OPTIONS"] {
+        let method = reqwest::Method::from_bytes(method.as_bytes()).unwrap();
+        let unknown = app
+            .send(
+                app.client()
+                    .request(method.clone(), app.url("/no/such/path")),
+            )
+            .await;
+        assert_eq!(unknown.status, 404);
+        for token in [None, Some(TestApp::METRICS_TOKEN)] {
+            let mut request = app.client().request(method.clone(), app.url("/metrics"));
+            if let Some(token) = token {
+                request = request.bearer_auth(token);
+            }
+            let metrics = app.send(request).await;
+            assert_eq!(
+                (metrics.status, &metrics.text, lasting_headers(&metrics)),
+                (unknown.status, &unknown.text, lasting_headers(&unknown)),
+                "{method} /metrics, token {token:?}"
+            );
+        }
+    }
 }
 
 async fn each_request_is_one_log_line_and_no_secret_is_ever_logged(app: TestApp) {

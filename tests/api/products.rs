@@ -15,6 +15,7 @@ on_both_databases!(
     active_filter_and_variant_visibility,
     updated_since_is_inclusive,
     reimporting_the_same_file_changes_nothing,
+    ids_that_a_url_cannot_hold_are_refused_by_the_import_at_their_path,
 );
 
 async fn seeded(app: &TestApp, data: Value) -> String {
@@ -293,4 +294,33 @@ async fn reimporting_the_same_file_changes_nothing(app: TestApp) {
         after["data"]["updatedAt"], old["data"][0]["updatedAt"],
         "updatedAt moves"
     );
+}
+
+async fn ids_that_a_url_cannot_hold_are_refused_by_the_import_at_their_path(app: TestApp) {
+    app.create_shop("atelier").await;
+    let mut dots = bare_product("p_dots", "Dots");
+    dots["variants"][0]["id"] = json!("..");
+    dots["category"] = json!({"id": "a/b", "name": "Slashed"});
+    let data = products(vec![bare_product(".", "Dot"), dots]);
+    let problems = app
+        .try_import("atelier", &data)
+        .await
+        .expect_err("ids `.`, `..` and `a/b` must be refused");
+    for path in [
+        "products[0].id",
+        "products[1].variants[0].id",
+        "products[1].category.id",
+    ] {
+        assert!(
+            problems
+                .iter()
+                .any(|p| p.starts_with(&format!("{path}: expected an id"))),
+            "{path} not in {problems:?}"
+        );
+    }
+    assert_eq!(problems.len(), 3, "{problems:?}");
+
+    let key = app.create_key("atelier", "products:read").await;
+    let listed = app.get("/api/v1/products?active=all", &key).await.json();
+    assert_eq!(listed["data"], json!([]), "nothing was written");
 }

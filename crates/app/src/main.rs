@@ -1,4 +1,5 @@
 use clap::Parser;
+use shop_app::cli::terminal_text::lines_for_terminal;
 use shop_app::cli::{Cli, Refused, run};
 use shop_app::telemetry;
 
@@ -25,7 +26,8 @@ async fn main() -> std::process::ExitCode {
         Ok(()) => std::process::ExitCode::SUCCESS,
         Err(error) => {
             // One clear line (plus the refused file's problems, one per line), no backtrace.
-            eprintln!("error: {error:#}");
+            // Its text may quote the refused file or stored values: escaped for the terminal.
+            eprintln!("error: {}", lines_for_terminal(&format!("{error:#}")));
             if error.downcast_ref::<Refused>().is_some() {
                 // What the command was given was refused, as clap refuses a usage error.
                 std::process::ExitCode::from(2)

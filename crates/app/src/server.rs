@@ -7,13 +7,16 @@ use std::time::Duration;
 use actix_web::dev::ServerHandle;
 use anyhow::Context;
 use shop_console::ConsoleExposure;
-use shop_http::{MetricsToken, Mount, ServerOptions};
+use shop_http::{Mount, ServerOptions};
 use tokio::task::JoinHandle;
 
 use crate::services::Services;
 
-/// Where and how to serve.
-#[derive(Clone, PartialEq, Eq)]
+/// The type of [`ServerConfig::metrics_token`].
+pub use shop_http::MetricsToken;
+
+/// Where and how to serve. Its `Debug` shows no token (`MetricsToken`'s is redacted).
+#[derive(Clone, Debug)]
 pub struct ServerConfig {
     /// The API's address; port 0 picks a free port.
     pub bind: SocketAddr,
@@ -23,7 +26,7 @@ pub struct ServerConfig {
     pub metrics_bind: Option<SocketAddr>,
     /// Without `metrics_bind`: serve `/metrics` on `bind` to the bearer of this token. With
     /// neither, `/metrics` is not served at all.
-    pub metrics_token: Option<String>,
+    pub metrics_token: Option<MetricsToken>,
     /// How long in-flight requests get to finish after SIGTERM or SIGINT.
     pub shutdown_timeout: Duration,
     /// Where owners reach the console (`PUBLIC_URL`), and whether serving it over plain HTTP
@@ -137,7 +140,7 @@ impl RunningServer {
             options.workers = workers;
         }
         let mut operations = services.operations();
-        if let Some(token) = config.metrics_token.as_deref().and_then(MetricsToken::new) {
+        if let Some(token) = config.metrics_token {
             operations = operations.metrics_for_token(token);
         }
         if metrics_listener.is_some() {
@@ -212,21 +215,4 @@ impl RunningServer {
 
 fn bind(address: SocketAddr) -> anyhow::Result<TcpListener> {
     TcpListener::bind(address).with_context(|| format!("cannot listen on {address}"))
-}
-
-/// Keeps the metrics token out of logs and panic messages.
-impl std::fmt::Debug for ServerConfig {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("ServerConfig")
-            .field("bind", &self.bind)
-            .field("workers", &self.workers)
-            .field("metrics_bind", &self.metrics_bind)
-            .field("console", &self.console)
-            .field(
-                "metrics_token",
-                &self.metrics_token.as_ref().map(|_| "<redacted>"),
-            )
-            .field("shutdown_timeout", &self.shutdown_timeout)
-            .finish()
-    }
 }

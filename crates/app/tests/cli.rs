@@ -290,6 +290,68 @@ fn stock_movements_lists_for_a_shop_and_refuses_an_unknown_one() {
     assert!(String::from_utf8_lossy(&output.stderr).contains("nowhere"));
 }
 
+/// A reason that would, printed raw, set the terminal's title (OSC 0), ring, go back over
+/// the line, and reverse what follows it.
+const HOSTILE_REASON: &str = "restock\u{1b}]0;pwned\u{7}\r\u{202e}fdp.exe";
+
+#[test]
+fn stock_movements_show_a_reasons_control_and_bidi_characters_escaped() {
+    let cli = Cli::new();
+    cli.ok(&["shop", "create", "--slug", "atelier", "--name", "Atelier"]);
+    let file = cli.write(
+        "stock.json",
+        &json!({"products": [{"id": "p1", "name": "Bol", "priceCents": 100, "taxRate": "20.00",
+            "trackStock": true,
+            "variants": [{"id": "v1", "label": "Unique", "priceCents": 100, "stock": 0}]}]}),
+    );
+    cli.ok(&["import", "--shop", "atelier", &file]);
+    let key = cli.key("atelier", "stock:write");
+    let server = serve::Server::start(&cli, &[]);
+    let body = json!({"variantId": "v1", "quantity": 1, "reason": HOSTILE_REASON});
+    assert_eq!(
+        server.post_json("/api/v1/stock/adjustments", &key, &body),
+        201
+    );
+    drop(server);
+
+    let listing = cli.ok(&["stock", "movements", "--shop", "atelier"]);
+    for raw in ['\u{1b}', '\u{7}', '\r', '\u{202e}'] {
+        assert!(
+            !listing.contains(raw),
+            "{raw:?} reached the terminal: {listing:?}"
+        );
+    }
+    let row = listing.lines().nth(1).expect("the movement's line");
+    assert!(
+        row.ends_with("\trestock\\u{1b}]0;pwned\\u{7}\\u{d}\\u{202e}fdp.exe"),
+        "{row:?}"
+    );
+}
+
+#[test]
+fn an_import_refusal_shows_the_files_control_characters_escaped() {
+    let cli = Cli::new();
+    cli.ok(&["shop", "create", "--slug", "atelier", "--name", "Atelier"]);
+    let file = cli.write(
+        "hostile.json",
+        &json!({"products": [{"id": "p1", "name": "Bol", "priceCents": 100, "taxRate": "20.00",
+            "\u{1b}[2K\rcolour\u{202e}": "red"}]}),
+    );
+    let output = cli.run(&["import", "--shop", "atelier", &file]);
+    assert_eq!(output.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("products[0].\\u{1b}[2K\\u{d}colour\\u{202e}: unknown field"),
+        "{stderr:?}"
+    );
+    for raw in ['\u{1b}', '\r', '\u{202e}'] {
+        assert!(
+            !stderr.contains(raw),
+            "{raw:?} reached the terminal: {stderr:?}"
+        );
+    }
+}
+
 #[tokio::test]
 async fn seed_fills_a_new_shop_once_and_the_same_seed_makes_the_same_data() {
     let (first, second) = (Cli::new(), Cli::new());

@@ -4,6 +4,7 @@
 use actix_web::HttpResponse;
 use actix_web::http::StatusCode;
 use askama::Template;
+use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, utf8_percent_encode};
 use shop_domain::Timestamp;
 use time::macros::format_description;
 
@@ -35,6 +36,25 @@ pub fn link(path: &str, params: &[(&str, &str)]) -> String {
     } else {
         format!("{path}?{query}")
     }
+}
+
+/// The characters of a path segment written as they are: RFC 3986's unreserved ones.
+/// Everything else is percent-encoded, `:` included, so that a segment can never be read as
+/// a scheme, a query, a fragment or another segment, whatever an id's alphabet becomes.
+const SEGMENT: &AsciiSet = &NON_ALPHANUMERIC
+    .remove(b'-')
+    .remove(b'.')
+    .remove(b'_')
+    .remove(b'~');
+
+/// `/console/{section}/{id}/{action}` with `id` percent-encoded as one path segment: every
+/// console URL that carries an id or a prefix is built here. (`.` and `..` cannot be ids:
+/// browsers rewrite them even encoded; see `shop_domain::id`.)
+pub fn id_path(section: &str, id: &str, action: &str) -> String {
+    format!(
+        "/console/{section}/{}/{action}",
+        utf8_percent_encode(id, SEGMENT)
+    )
 }
 
 /// An instant as the console shows it: to the minute, in UTC (`2026-11-25 14:03 UTC`).
@@ -111,6 +131,18 @@ mod tests {
         assert_eq!(
             link("/console/stock", &[("q", "mug"), ("cursor", "Yz=")]),
             "/console/stock?q=mug&cursor=Yz%3D"
+        );
+    }
+
+    #[test]
+    fn an_id_is_one_percent_encoded_segment() {
+        assert_eq!(
+            id_path("variants", "sku:1.2_a-b~", "tracking"),
+            "/console/variants/sku%3A1.2_a-b~/tracking"
+        );
+        assert_eq!(
+            id_path("variants", "a/b?c#d%e", "tracking"),
+            "/console/variants/a%2Fb%3Fc%23d%25e/tracking"
         );
     }
 

@@ -3,6 +3,11 @@
 //! Ids are kept verbatim from imports, so they are restricted to a URL- and cursor-safe
 //! alphabet: 1 to 64 of `A-Z a-z 0-9 _ - . :`. That covers UUIDs, ULIDs, cuids and
 //! `prod_123`-style ids while keeping path segments and cursors unambiguous.
+//!
+//! `.` and `..` are refused although their characters are allowed: as a path segment they
+//! mean "this folder" and "the parent", so a browser (and any URL library) rewrites a URL
+//! holding them before sending it, even percent-encoded, and the resource would be
+//! unreachable from the console's pages. An id that can never exist is the resource's 404.
 
 use std::fmt;
 use std::str::FromStr;
@@ -10,11 +15,15 @@ use std::str::FromStr;
 pub const MAX_ID_LEN: usize = 64;
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("expected an id of 1 to 64 characters among A-Z, a-z, 0-9, '_', '-', '.', ':'")]
+#[error(
+    "expected an id of 1 to 64 characters among A-Z, a-z, 0-9, '_', '-', '.', ':', other than \
+     '.' and '..'"
+)]
 pub struct InvalidId;
 
 pub(crate) fn is_valid_id(text: &str) -> bool {
     (1..=MAX_ID_LEN).contains(&text.len())
+        && !matches!(text, "." | "..")
         && text
             .bytes()
             .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.' | b':'))
@@ -98,6 +107,9 @@ mod tests {
             "01HZX3",
             "a",
             "sku:1.2",
+            "...",
+            ".a",
+            "a..",
         ] {
             assert!(ProductId::parse(ok).is_ok(), "{ok}");
         }
@@ -112,7 +124,17 @@ mod tests {
     #[test]
     fn refuses_empty_long_and_unsafe_ids() {
         let long = "x".repeat(65);
-        for bad in ["", long.as_str(), "a b", "a/b", "a%2F", "é", "a\u{1f}b"] {
+        for bad in [
+            "",
+            long.as_str(),
+            "a b",
+            "a/b",
+            "a%2F",
+            "é",
+            "a\u{1f}b",
+            ".",
+            "..",
+        ] {
             assert_eq!(ProductId::parse(bad), Err(InvalidId), "{bad:?}");
         }
     }

@@ -158,7 +158,7 @@ fn refuse(request: &HttpRequest, failure: AuthFailure) -> ApiError {
 
 /// A 429 of the failure budgets or of the verification gate, with the budget that refused
 /// it for the metrics.
-fn throttled(request: &HttpRequest, throttle: Throttle) -> ApiError {
+pub(crate) fn throttled(request: &HttpRequest, throttle: Throttle) -> ApiError {
     request.extensions_mut().insert(throttle.by);
     ApiError::rate_limited(&throttle.status)
 }

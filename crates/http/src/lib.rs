@@ -50,7 +50,7 @@ mod server;
 pub use middleware::read_scope::ReadRouting;
 pub use mount::Mount;
 pub use openapi::openapi_json;
-pub use operations::{MetricsToken, Operations};
+pub use operations::{MetricsToken, MetricsTokenTooShort, Operations};
 pub use server::{ServerOptions, connection, serve, serve_app, serve_metrics};
 
 /// The use cases the handlers call; cloned into every actix worker.

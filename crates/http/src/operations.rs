@@ -5,7 +5,8 @@
 //! `/metrics` tells how the service is used (routes, volumes, failed authentications), so it
 //! is not served to anyone on the API's public address: only on an address of its own
 //! (`serve_metrics`, a private interface), or on the API's address to the bearer of the
-//! metrics token. Otherwise it is the 404 of an unknown path.
+//! metrics token. Otherwise it is the 404 of an unknown path, whatever the method; a wrong
+//! token also spends the address's failure budget (see `metrics::route`).
 //!
 //! They are not part of the public API: they are not in its OpenAPI document, are neither
 //! authenticated nor rate-limited, and answer their own tiny JSON (or the metrics text)
@@ -18,7 +19,7 @@ use actix_web::web;
 use shop_ports::port::{HealthCheck, PoolMonitor, PoolStats, ReplicaMonitor, ReplicaStats};
 use subtle::ConstantTimeEq;
 
-use crate::handlers::health;
+use crate::handlers::{fallback, health};
 use crate::metrics::{self, Metrics};
 use crate::middleware::read_scope::ReadRouting;
 use crate::routes::read;
@@ -38,11 +39,33 @@ pub struct Operations {
 #[derive(Clone)]
 pub struct MetricsToken(Arc<str>);
 
+/// A metrics token too short to be secret: it alone guards the metrics on the API's
+/// address, which anyone can reach.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "METRICS_TOKEN must be at least {min} characters, and this one has {chars}: it alone keeps \
+     the metrics from anyone who reaches the API's address, and a short token can be guessed \
+     (make one with `openssl rand -hex 32`)",
+    min = MetricsToken::MIN_CHARS
+)]
+pub struct MetricsTokenTooShort {
+    pub chars: usize,
+}
+
 impl MetricsToken {
-    /// `None` for an empty token: it would open the metrics to everyone.
-    pub fn new(token: &str) -> Option<Self> {
+    /// 32 characters: 128 bits as hexadecimal, beyond any guessing even at the failure
+    /// budget's pace.
+    pub const MIN_CHARS: usize = 32;
+
+    /// The token, trimmed; refused when shorter than [`Self::MIN_CHARS`] (an empty one
+    /// included: it would open the metrics to everyone).
+    pub fn new(token: &str) -> Result<Self, MetricsTokenTooShort> {
         let token = token.trim();
-        (!token.is_empty()).then(|| Self(token.into()))
+        let chars = token.chars().count();
+        if chars < Self::MIN_CHARS {
+            return Err(MetricsTokenTooShort { chars });
+        }
+        Ok(Self(token.into()))
     }
 
     /// Whether `presented` is the token, in time that does not tell how much of it matched.
@@ -138,7 +161,12 @@ impl Operations {
             .service(read("/healthz", health::live))
             .service(read("/readyz", health::ready));
         if self.metrics_token.is_some() {
-            config.service(read("/metrics", metrics::scrape_with_token));
+            // Any other method than GET (and HEAD) gets what an unknown path gets, not actix's
+            // 405, which would tell that the path exists.
+            config.service(
+                read("/metrics", metrics::scrape_with_token)
+                    .default_service(web::to(fallback::unknown_route)),
+            );
         }
     }
 }

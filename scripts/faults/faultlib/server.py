@@ -90,7 +90,7 @@ class ShopApi:
               cpus: set[int] | None = None, metrics_token: str | None = None) -> str:
         """Starts `serve` on a fresh loopback port. `auth_failures=None` keeps the default
         budget (no flag, no environment variable); `cpus` pins the server (all its threads);
-        `metrics_token` serves /metrics to its bearer."""
+        `metrics_token` (at least 32 characters) serves /metrics to its bearer."""
         assert self.process is None, "already running"
         self.starts += 1
         port = free_port()

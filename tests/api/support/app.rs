@@ -1,7 +1,7 @@
 use std::time::Duration;
 
 use serde_json::Value;
-use shop_app::server::{RunningServer, ServerConfig};
+use shop_app::server::{MetricsToken, RunningServer, ServerConfig};
 use shop_app::services::{RedisSettings, ReplicaSettings, ServiceSettings, Services};
 use shop_console::ConsoleExposure;
 use shop_domain::Timestamp;
@@ -73,7 +73,7 @@ impl Reply {
 
 impl TestApp {
     /// The bearer token that opens `/metrics` on the test servers' address.
-    pub const METRICS_TOKEN: &'static str = "test-metrics-token";
+    pub const METRICS_TOKEN: &'static str = "test-metrics-token-0123456789abcdef";
 
     /// `None` only for PostgreSQL when no test server is configured. Rate limits are raised far
     /// above any scenario's needs, so that only the rate-limit tests meet them.
@@ -158,7 +158,9 @@ impl TestApp {
             .expect("open and migrate the test database");
         let config = ServerConfig {
             workers: Some(2),
-            metrics_token: Some(Self::METRICS_TOKEN.to_owned()),
+            metrics_token: Some(
+                MetricsToken::new(Self::METRICS_TOKEN).expect("a long enough token"),
+            ),
             console: ConsoleExposure {
                 public_url: public_url.clone(),
                 insecure: false,

@@ -4,6 +4,7 @@ mod limits;
 mod owners;
 mod run;
 mod seed;
+pub mod terminal_text;
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -18,6 +19,7 @@ use shop_domain::id::VariantId;
 use shop_domain::owner::OwnerEmail;
 use shop_domain::scope::ScopeSet;
 use shop_domain::shop::{ShopSlug, SubscriptionStatus};
+use shop_http::{MetricsToken, MetricsTokenTooShort};
 use shop_persistence::PoolOptions;
 
 pub use limits::RateLimitArgs;
@@ -106,7 +108,8 @@ pub struct ServeArgs {
     #[arg(long, env = "METRICS_BIND")]
     pub metrics_bind: Option<SocketAddr>,
     /// Without `--metrics-bind`: serve `GET /metrics` on `--bind` to requests bearing this
-    /// token (`Authorization: Bearer <token>`). With neither, `/metrics` is not served.
+    /// token (`Authorization: Bearer <token>`), at least 32 characters. With neither,
+    /// `/metrics` is not served.
     #[arg(long, env = "METRICS_TOKEN", hide_env_values = true)]
     pub metrics_token: Option<String>,
     /// The address owners type to reach the console, e.g. `https://shop.example` behind a
@@ -164,18 +167,27 @@ impl ServeArgs {
         }
     }
 
-    pub fn server_config(&self) -> ServerConfig {
-        ServerConfig {
+    /// Where and how to serve; a metrics token too short to be secret is refused (an empty
+    /// one is no token: `/metrics` is then not served on `--bind`). Not a clap value parser:
+    /// clap would print the refused value, the token, in its error.
+    pub fn server_config(&self) -> Result<ServerConfig, MetricsTokenTooShort> {
+        let metrics_token = self
+            .metrics_token
+            .as_deref()
+            .filter(|token| !token.trim().is_empty())
+            .map(MetricsToken::new)
+            .transpose()?;
+        Ok(ServerConfig {
             bind: self.bind,
             workers: self.workers,
             metrics_bind: self.metrics_bind,
-            metrics_token: self.metrics_token.clone(),
+            metrics_token,
             shutdown_timeout: Duration::from_secs(self.shutdown_timeout_seconds),
             console: ConsoleExposure {
                 public_url: self.public_url.clone(),
                 insecure: self.insecure_console,
             },
-        }
+        })
     }
 }
 
@@ -258,7 +270,8 @@ pub enum OwnerCommand {
         #[arg(long, value_parser = parse_slug)]
         shop: ShopSlug,
     },
-    /// The owner can no longer sign in; their open sessions end at once.
+    /// The owner can no longer sign in; their open sessions end at once. Prints the shop's
+    /// active keys (prefix, label, scopes), which keep working: keys belong to the shop.
     Disable {
         #[arg(long, value_parser = parse_email)]
         email: OwnerEmail,

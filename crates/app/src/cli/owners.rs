@@ -6,10 +6,13 @@
 
 use std::io::{BufRead as _, IsTerminal as _, Write as _};
 
+use shop_domain::api_key::KeyStatus;
 use shop_domain::owner::{OwnerEmail, Password};
+use shop_domain::shop::Shop;
 use shop_ports::usecase::{OwnerAdminError, ShopAdminError};
 
 use super::OwnerCommand;
+use super::terminal_text::Shown;
 use crate::services::Services;
 
 /// A command refused because of what it was given (an unknown shop or owner, a password too
@@ -40,7 +43,7 @@ pub async fn run(services: &Services, command: OwnerCommand) -> anyhow::Result<(
                 .map_err(refusal)?;
             eprintln!(
                 "created owner {} of shop {shop}; they sign in at /console/login",
-                owner.email
+                Shown(owner.email.as_str())
             );
         }
         OwnerCommand::SetPassword { email } => {
@@ -50,7 +53,10 @@ pub async fn run(services: &Services, command: OwnerCommand) -> anyhow::Result<(
                 .set_password(&email, &password)
                 .await
                 .map_err(refusal)?;
-            eprintln!("changed the password of {email}; their open sessions have ended");
+            eprintln!(
+                "changed the password of {}; their open sessions have ended",
+                Shown(email.as_str())
+            );
         }
         OwnerCommand::List { shop } => {
             let owners = services.owners.list(&shop).await.map_err(refusal)?;
@@ -60,7 +66,7 @@ pub async fn run(services: &Services, command: OwnerCommand) -> anyhow::Result<(
                 writeln!(
                     out,
                     "{}\t{}\t{}",
-                    owner.email,
+                    Shown(owner.email.as_str()),
                     owner.created_at.to_rfc3339(),
                     owner
                         .disabled_at
@@ -69,9 +75,53 @@ pub async fn run(services: &Services, command: OwnerCommand) -> anyhow::Result<(
             }
         }
         OwnerCommand::Disable { email } => {
-            services.owners.disable(&email).await.map_err(refusal)?;
-            eprintln!("disabled {email}; their open sessions have ended");
+            let shop = services.owners.disable(&email).await.map_err(refusal)?;
+            eprintln!(
+                "disabled {}; their open sessions have ended",
+                Shown(email.as_str())
+            );
+            list_active_keys(services, &shop).await?;
         }
+    }
+    Ok(())
+}
+
+/// Keys belong to the shop, not to the owner who made them in the console, so they keep
+/// working after the owner is disabled: right for the shop's integrations, but the operator
+/// disabling someone may mean to cut them off, and must be told what stays open and how to
+/// close it. The keys go to stdout as `key list` prints them (a script can revoke them), the
+/// explanation to stderr.
+async fn list_active_keys(services: &Services, shop: &Shop) -> anyhow::Result<()> {
+    let active: Vec<_> = services
+        .keys
+        .list_for_shop(&shop.id)
+        .await?
+        .into_iter()
+        .filter(|listing| listing.status == KeyStatus::Active)
+        .collect();
+    let mut out = std::io::stdout().lock();
+    writeln!(out, "PREFIX\tLABEL\tSCOPES")?;
+    for listing in &active {
+        let key = &listing.key;
+        writeln!(
+            out,
+            "{}\t{}\t{}",
+            key.prefix,
+            Shown(&key.label),
+            key.scopes.to_list()
+        )?;
+    }
+    drop(out);
+    if active.is_empty() {
+        eprintln!("shop {} has no active API key", shop.slug);
+    } else {
+        eprintln!(
+            "the {} active API key(s) of shop {} above still work: keys belong to the shop, not \
+             to the owner who made them; to stop one: shop-api key revoke <prefix> (refused \
+             everywhere within 5 seconds)",
+            active.len(),
+            shop.slug
+        );
     }
     Ok(())
 }

@@ -6,6 +6,7 @@ use anyhow::Context;
 use shop_ports::port::ImportReport;
 use shop_ports::usecase::{ImportError, NewKey, NewShop, ShopChange};
 
+use super::terminal_text::Shown;
 use super::{Cli, Command, KeyCommand, ServeArgs, ShopCommand, StockCommand};
 use crate::server::{Listeners, RunningServer, ServerConfig};
 use crate::services::{ServiceSettings, Services};
@@ -16,7 +17,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
     // addresses first: a port in use is reported before the database is even opened.
     let (settings, listeners) = match &cli.command {
         Command::Serve(args) | Command::Demo(args) => {
-            (args.settings(), Some(args.server_config().bind()?))
+            (args.settings(), Some(server_config(args)?.bind()?))
         }
         _ => (ServiceSettings::default(), None),
     };
@@ -25,7 +26,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Serve(args) => serve(&services, args, listeners).await,
         Command::Demo(args) => {
             let demo = demo::prepare(&services).await?;
-            let config = args.server_config();
+            let config = server_config(&args)?;
             let server = RunningServer::start_on(&services, bound(listeners, &config)?, config)?;
             let mut out = std::io::stdout().lock();
             writeln!(
@@ -74,7 +75,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
                     movement.previous_stock,
                     movement.new_stock,
                     movement.api_key_prefix,
-                    movement.reason.replace(['\t', '\n'], " ")
+                    Shown(movement.reason.as_str())
                 )?;
             }
             Ok(())
@@ -141,7 +142,7 @@ async fn serve(
     args: ServeArgs,
     listeners: Option<Listeners>,
 ) -> anyhow::Result<()> {
-    let config = args.server_config();
+    let config = server_config(&args)?;
     let server = RunningServer::start_on(services, bound(listeners, &config)?, config)?;
     tracing::info!(
         addr = %server.addr,
@@ -153,6 +154,13 @@ async fn serve(
     services.database.close();
     tracing::info!("stopped");
     Ok(())
+}
+
+/// The server's settings; a refused one (a metrics token too short) exits with status 2, as
+/// a usage error does.
+fn server_config(args: &ServeArgs) -> anyhow::Result<ServerConfig> {
+    args.server_config()
+        .map_err(|refused| super::Refused(refused.to_string()).into())
 }
 
 /// The listeners bound at the start of `run`, or bound now.
@@ -236,7 +244,7 @@ async fn key(services: &Services, command: KeyCommand) -> anyhow::Result<()> {
                     out,
                     "{}\t{}\t{}\t{}\t{}\t{}",
                     key.prefix,
-                    key.label,
+                    Shown(&key.label),
                     key.scopes.to_list(),
                     key.created_at.to_rfc3339(),
                     show(key.expires_at),

@@ -1,9 +1,10 @@
 //! A server's life as an operator sees it: startup errors are one line and a non-zero exit,
 //! and SIGTERM with writes in flight exits 0 without losing an answered write.
 
+use std::fs::File;
 use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream};
-use std::process::{Command, ExitStatus};
+use std::process::{Command, ExitStatus, Stdio};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::thread;
@@ -14,17 +15,36 @@ use serde_json::{Value, json};
 use super::Cli;
 use super::serve::Server;
 
-/// `shop-api serve` with `env`, expected to refuse to start: its exit status and stderr.
+/// `shop-api serve` with `env`, expected to refuse to start: its exit status and stderr. A
+/// server that starts instead is stopped after 30 s and fails the test (rather than hanging).
 fn refused_start(cli: &Cli, args: &[&str], env: &[(&str, &str)]) -> (ExitStatus, String) {
-    let output = cli
+    let log = cli.dir.path().join("refused-start.log");
+    let mut child = cli
         .command()
         .arg("serve")
         .args(args)
         .envs(env.iter().copied())
-        .output()
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(File::create(&log).expect("log file"))
+        .spawn()
         .expect("run shop-api");
-    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
-    (output.status, stderr)
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("child status") {
+            break status;
+        }
+        if Instant::now() >= deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!(
+                "serve {args:?} started instead of refusing:\n{}",
+                std::fs::read_to_string(&log).unwrap_or_default()
+            );
+        }
+        thread::sleep(Duration::from_millis(20));
+    };
+    (status, std::fs::read_to_string(&log).unwrap_or_default())
 }
 
 fn assert_one_error_line(status: ExitStatus, stderr: &str, starts_with: &str) {
@@ -162,6 +182,29 @@ fn the_console_is_served_beyond_loopback_only_behind_an_https_public_url() {
             .contains("strict-transport-security: max-age=31536000");
         assert_eq!(hsts, extra[0] == "--public-url", "{extra:?}: {page}");
     }
+}
+
+#[test]
+fn a_metrics_token_shorter_than_32_characters_refuses_to_start_and_says_why() {
+    let cli = Cli::new();
+    let short = "s3cret-but-only-31-characters-x";
+    let (status, stderr) = refused_start(
+        &cli,
+        &["--bind", "127.0.0.1:0"],
+        &[("METRICS_TOKEN", short)],
+    );
+    assert_eq!(status.code(), Some(2), "{stderr}");
+    assert_eq!(stderr.trim().lines().count(), 1, "one line:\n{stderr}");
+    assert!(
+        stderr.starts_with("error: METRICS_TOKEN must be at least 32 characters"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("can be guessed"), "says why: {stderr}");
+    assert!(!stderr.contains(short), "never the token: {stderr}");
+    assert!(
+        !cli.dir.path().join("cli.db").exists(),
+        "refused before the database was touched"
+    );
 }
 
 /// One product whose single variant tracks stock, starting at 0.

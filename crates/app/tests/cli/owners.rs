@@ -141,6 +141,58 @@ fn short_passwords_unknown_shops_and_owners_are_refused_with_exit_2() {
     assert_eq!(listing.lines().count(), 1, "nothing was created: {listing}");
 }
 
+#[test]
+fn disabling_an_owner_lists_the_shops_keys_that_keep_working_and_how_to_revoke_them() {
+    let cli = Cli::new();
+    cli.ok(&["shop", "create", "--slug", "atelier", "--name", "Atelier"]);
+    let created = cli.with_input(
+        &[
+            "owner",
+            "create",
+            "--shop",
+            "atelier",
+            "--email",
+            "ana@atelier.fr",
+        ],
+        &format!("{PASSWORD}\n"),
+    );
+    assert!(created.status.success(), "{}", stderr(&created));
+    let prefix_of = |key: &str| key[9..17].to_owned();
+    let erp = prefix_of(&cli.key("atelier", "products:read,stock:write"));
+    let till = cli.ok(&[
+        "key",
+        "create",
+        "--shop",
+        "atelier",
+        "--label",
+        "Caisse \u{202e}gnp",
+        "--scopes",
+        "orders:read",
+    ]);
+    let till = prefix_of(till.trim());
+    let gone = prefix_of(&cli.key("atelier", "products:read"));
+    cli.ok(&["key", "revoke", &gone]);
+
+    let disabled = cli.run(&["owner", "disable", "--email", "ana@atelier.fr"]);
+    assert!(disabled.status.success(), "{}", stderr(&disabled));
+    let listing = String::from_utf8(disabled.stdout.clone()).expect("utf-8");
+    let mut rows: Vec<&str> = listing.lines().skip(1).collect();
+    rows.sort_unstable();
+    let mut expected = vec![
+        format!("{erp}\tERP\tproducts:read,stock:write"),
+        format!("{till}\tCaisse \\u{{202e}}gnp\torders:read"),
+    ];
+    expected.sort_unstable();
+    assert_eq!(listing.lines().next(), Some("PREFIX\tLABEL\tSCOPES"));
+    assert_eq!(
+        rows, expected,
+        "the active keys only, labels escaped: {listing}"
+    );
+    let told = stderr(&disabled);
+    assert!(told.contains("still work"), "{told}");
+    assert!(told.contains("shop-api key revoke <prefix>"), "{told}");
+}
+
 /// The `Key: value` lines `demo` prints.
 fn printed(lines: &[String], label: &str) -> String {
     lines

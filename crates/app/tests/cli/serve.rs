@@ -84,6 +84,31 @@ impl Server {
         }
     }
 
+    /// `POST path` with a JSON body and a bearer key over a plain HTTP/1.1 connection: the
+    /// status.
+    pub(super) fn post_json(&self, path: &str, key: &str, body: &serde_json::Value) -> u16 {
+        let mut stream = TcpStream::connect(self.addr).expect("connect");
+        stream
+            .set_read_timeout(Some(Duration::from_secs(30)))
+            .expect("timeout");
+        let body = body.to_string();
+        write!(
+            stream,
+            "POST {path} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {key}\r\n\
+             Content-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n\
+             {body}",
+            body.len()
+        )
+        .expect("send");
+        let mut response = String::new();
+        stream.read_to_string(&mut response).expect("read");
+        response
+            .split(' ')
+            .nth(1)
+            .and_then(|code| code.parse().ok())
+            .unwrap_or_else(|| panic!("not an HTTP response: {response}"))
+    }
+
     /// `GET /api/v1/me` over a plain HTTP/1.1 connection: the status and the raw head.
     fn get_me(&self, key: &str) -> (u16, String) {
         let mut stream = TcpStream::connect(self.addr).expect("connect");

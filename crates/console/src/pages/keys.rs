@@ -17,7 +17,7 @@ use crate::error::ConsoleError;
 use crate::form::Form;
 use crate::guard::{CheckedForm, SignedInOwner};
 use crate::scopes::{field_id, meaning};
-use crate::view::{Layout, Section, html, minute};
+use crate::view::{Layout, Section, html, id_path, minute};
 
 #[derive(Template)]
 #[template(path = "keys.html")]
@@ -30,6 +30,7 @@ struct KeysPage {
 struct KeyRow {
     label: String,
     prefix: String,
+    revoke_href: String,
     scopes: Vec<&'static str>,
     created: String,
     expires: String,
@@ -44,6 +45,7 @@ impl KeyRow {
         Self {
             label: key.label.clone(),
             prefix: key.prefix.to_string(),
+            revoke_href: id_path("keys", key.prefix.as_str(), "revoke"),
             scopes: key.scopes.iter().map(Scope::as_str).collect(),
             created: minute(key.created_at),
             expires: key.expires_at.map_or_else(|| "never".to_owned(), minute),

@@ -13,7 +13,7 @@ use crate::ConsoleState;
 use crate::error::ConsoleError;
 use crate::guard::{CheckedForm, SignedInOwner};
 use crate::scopes::meaning;
-use crate::view::{Layout, Section, html, minute};
+use crate::view::{Layout, Section, html, id_path, minute};
 
 #[derive(Template)]
 #[template(path = "revoke.html")]
@@ -21,6 +21,8 @@ struct RevokePage {
     layout: Layout,
     label: String,
     prefix: String,
+    /// Where the confirmation posts, the prefix percent-encoded.
+    action: String,
     /// Each scope of the key and what it lets an integration do.
     abilities: Vec<(&'static str, &'static str)>,
     last_used: String,
@@ -43,6 +45,7 @@ pub async fn confirm(
         layout: Layout::new(&owner, Section::Keys),
         label: key.label.clone(),
         prefix: key.prefix.to_string(),
+        action: id_path("keys", key.prefix.as_str(), "revoke"),
         abilities: key
             .scopes
             .iter()

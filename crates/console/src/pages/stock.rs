@@ -18,7 +18,7 @@ use crate::ConsoleState;
 use crate::error::ConsoleError;
 use crate::form::Form;
 use crate::guard::{CheckedForm, SignedInOwner};
-use crate::view::{Layout, Section, html, link};
+use crate::view::{Layout, Section, html, id_path, link};
 
 const STOCK: &str = "/console/stock";
 
@@ -42,6 +42,8 @@ impl StockPage {
 
 struct StockRow {
     variant_id: String,
+    /// Where the row's switch posts, the id percent-encoded.
+    switch_action: String,
     product: String,
     variant: String,
     sku: String,
@@ -74,6 +76,7 @@ impl StockRow {
         };
         Self {
             variant_id: entry.variant_id.to_string(),
+            switch_action: id_path("variants", entry.variant_id.as_str(), "tracking"),
             product: entry.product_name.clone(),
             variant: entry.variant_label.clone(),
             sku: entry.sku.clone().unwrap_or_default(),

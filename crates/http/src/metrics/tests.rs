@@ -231,3 +231,21 @@ async fn metrics_served_elsewhere_are_not_on_the_api_address() {
         .await;
     reply.error(StatusCode::NOT_FOUND, "NOT_FOUND");
 }
+
+#[test]
+fn a_token_shorter_than_32_characters_is_refused_an_empty_one_too() {
+    use crate::{MetricsToken, MetricsTokenTooShort};
+    for (token, chars) in [("", 0), ("   ", 0), ("short", 5), (&"é".repeat(31), 31)] {
+        assert_eq!(
+            MetricsToken::new(token).err(),
+            Some(MetricsTokenTooShort { chars }),
+            "{token:?}"
+        );
+    }
+    assert!(
+        MetricsToken::new(&"é".repeat(32)).is_ok(),
+        "characters, not bytes"
+    );
+    let message = MetricsToken::new("short").err().unwrap().to_string();
+    assert!(message.contains("at least 32 characters"), "{message}");
+}

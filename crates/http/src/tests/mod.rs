@@ -289,10 +289,10 @@ impl TestApi {
 }
 
 /// The token that opens `/metrics` on the API's address in these tests.
-pub const METRICS_TOKEN: &str = "scrape-token-for-tests";
+pub const METRICS_TOKEN: &str = "scrape-token-for-tests-0123456789abcdef";
 
 pub fn metrics_token() -> crate::MetricsToken {
-    crate::MetricsToken::new(METRICS_TOKEN).expect("a non-empty token")
+    crate::MetricsToken::new(METRICS_TOKEN).expect("a token of 32 characters or more")
 }
 
 /// A GET carrying `key()`.

@@ -4,7 +4,7 @@ use std::sync::Arc;
 
 use shop_domain::id::{OwnerId, ShopId};
 use shop_domain::owner::{Owner, OwnerEmail, Password};
-use shop_domain::shop::ShopSlug;
+use shop_domain::shop::{Shop, ShopSlug};
 
 use crate::StoreError;
 use crate::port::{Clock, HashError, IdGenerator, OwnerStore, PasswordHasher, ShopStore};
@@ -92,13 +92,20 @@ impl OwnerAdmin {
         }
     }
 
-    /// The owner can no longer sign in, and their open sessions end now.
-    pub async fn disable(&self, email: &OwnerEmail) -> Result<(), OwnerAdminError> {
-        if self.owners.disable_owner(email, self.clock.now()).await? {
-            Ok(())
-        } else {
-            Err(OwnerAdminError::UnknownOwner(email.to_string()))
+    /// The owner can no longer sign in, and their open sessions end now. Their shop is
+    /// returned: the keys they made are the shop's and keep working, which the operator
+    /// should be told.
+    pub async fn disable(&self, email: &OwnerEmail) -> Result<Shop, OwnerAdminError> {
+        let unknown = || OwnerAdminError::UnknownOwner(email.to_string());
+        if !self.owners.disable_owner(email, self.clock.now()).await? {
+            return Err(unknown());
         }
+        let (_, shop) = self
+            .owners
+            .find_owner_by_email(email)
+            .await?
+            .ok_or_else(unknown)?;
+        Ok(shop)
     }
 
     async fn shop_id(&self, slug: &ShopSlug) -> Result<ShopId, OwnerAdminError> {
@@ -114,7 +121,7 @@ impl OwnerAdmin {
 #[cfg(test)]
 mod tests {
     use shop_domain::Timestamp;
-    use shop_domain::shop::{Shop, SubscriptionStatus};
+    use shop_domain::shop::SubscriptionStatus;
 
     use super::*;
     use crate::port::{
@@ -206,5 +213,34 @@ mod tests {
             admin(owners).disable(&email()).await,
             Err(OwnerAdminError::UnknownOwner(_))
         ));
+    }
+
+    #[tokio::test]
+    async fn disabling_an_owner_names_their_shop() {
+        let mut owners = MockOwnerStore::new();
+        owners
+            .expect_disable_owner()
+            .times(1)
+            .returning(|_, _| Ok(true));
+        owners.expect_find_owner_by_email().returning(|email| {
+            let shop = Shop {
+                id: ShopId::parse("shop_1").unwrap(),
+                slug: ShopSlug::parse("boutique").unwrap(),
+                name: "B".into(),
+                public_api_in_plan: true,
+                subscription: SubscriptionStatus::Active,
+            };
+            let owner = Owner {
+                id: OwnerId::parse("owner_1").unwrap(),
+                shop_id: shop.id.clone(),
+                email: email.clone(),
+                password_hash: "hash".into(),
+                created_at: Timestamp::from_millis(1),
+                disabled_at: Some(Timestamp::from_millis(5)),
+            };
+            Ok(Some((owner, shop)))
+        });
+        let shop = admin(owners).disable(&email()).await.unwrap();
+        assert_eq!(shop.slug.as_str(), "boutique");
     }
 }
