@@ -125,12 +125,14 @@ impl OwnerSessions {
         }
         let email = OwnerEmail::parse(email).ok();
         let reserved = self.reserve(email.as_ref(), client).await?;
-        let Some(admission) = self.verification_gate.admit(client, self.clock.now()) else {
-            self.windows.give_back(reserved).await;
-            // A verification lasts tens of milliseconds: a place is free within a second.
-            return Err(SignInError::Throttled {
-                retry_after_seconds: 1,
-            });
+        let admission = match self.verification_gate.admit(client, self.clock.now()) {
+            Ok(admission) => admission,
+            Err(refused) => {
+                self.windows.give_back(reserved).await;
+                return Err(SignInError::Throttled {
+                    retry_after_seconds: whole_seconds(refused.retry_after_millis),
+                });
+            }
         };
 
         let found = match &email {
@@ -229,6 +231,11 @@ impl OwnerSessions {
                 retry_after_seconds: status.retry_after_seconds(),
             })
     }
+}
+
+/// A wait in whole seconds, rounded up and at least one, as `Retry-After` says it.
+fn whole_seconds(millis: i64) -> i64 {
+    ((millis.max(0) + 999) / 1_000).max(1)
 }
 
 #[cfg(test)]

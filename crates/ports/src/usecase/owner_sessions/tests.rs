@@ -187,6 +187,13 @@ async fn over_budget_attempts_are_refused_without_any_verification() {
         .withf(|bucket, _, _| bucket == "signin:email:ana@boutique.fr")
         .returning(|_, _, _| Ok(reservation(false)));
     setup.windows.expect_release().times(0);
+    // The address's budget has room: the e-mail's wait is the one to tell.
+    setup
+        .windows
+        .expect_peek()
+        .withf(|bucket, _, _| bucket == "signin:ip:203.0.113.7")
+        .times(1)
+        .returning(|_, _, _| Ok(reservation(true).status));
     let result = setup
         .build()
         .sign_in(
@@ -204,6 +211,42 @@ async fn over_budget_attempts_are_refused_without_any_verification() {
             })
         ),
         "{result:?}"
+    );
+}
+
+#[tokio::test]
+async fn a_refusal_tells_the_wait_of_the_spent_budget_that_frees_last() {
+    let mut setup = Setup::new(false);
+    setup.windows = MockRateLimitStore::new();
+    setup
+        .windows
+        .expect_reserve()
+        .returning(|_, _, _| Ok(reservation(false)));
+    setup.windows.expect_peek().times(1).returning(|_, _, _| {
+        Ok(RateStatus {
+            allowed: false,
+            limit: 30,
+            remaining: 0,
+            reset_after_millis: 299_001,
+        })
+    });
+    let result = setup
+        .build()
+        .sign_in(
+            "ana@boutique.fr",
+            &Password::attempt(PASSWORD),
+            &client(),
+            None,
+        )
+        .await;
+    assert!(
+        matches!(
+            result,
+            Err(SignInError::Throttled {
+                retry_after_seconds: 300
+            })
+        ),
+        "the e-mail's budget frees in 62 s, the address's in 300 s: {result:?}"
     );
 }
 
