@@ -609,6 +609,11 @@ async fn a_blocked_sign_in_is_429_with_retry_after_and_no_verification() {
         .windows
         .expect_reserve()
         .returning(|_, _, _| Ok(reservation(false, 125_000)));
+    // The other budget is spent too, but frees sooner: the wait told is the e-mail's.
+    ports
+        .windows
+        .expect_peek()
+        .returning(|_, _, _| Ok(reservation(false, 60_000).status));
     let request = TestRequest::post()
         .uri("/console/login")
         .insert_header((header::HOST, HOST))
