@@ -1,7 +1,8 @@
 //! Authentication under attack, black-box on both databases: a burst of wrong secrets from one
 //! address runs exactly the address's budget of verifications; an address that spent its
-//! budget on unknown prefixes (a guesser behind a NAT) still gets a valid key verified; and
-//! malformed request heads are counted in the metrics instead of flooding the log.
+//! budget on unknown prefixes (a guesser behind a NAT) still gets a valid key verified, and is
+//! told a `Retry-After` it can trust when paced; and malformed request heads are counted in
+//! the metrics instead of flooding the log.
 
 use std::time::Duration;
 
@@ -18,19 +19,19 @@ use crate::support::{Backend, TestApp, on_both_databases};
 
 on_both_databases!(malformed_request_heads_are_counted_not_logged);
 
-/// `on_both_databases!` with a failure budget of [`BUDGET`] per client.
-macro_rules! with_a_small_budget {
-    ($($scenario:ident),* $(,)?) => {$(
+/// `on_both_databases!` on a server started by `$start` (one of the functions below).
+macro_rules! on_both_databases_with {
+    ($start:ident: $($scenario:ident),* $(,)?) => {$(
         mod $scenario {
             #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
             async fn sqlite() {
-                let app = super::start(crate::support::Backend::Sqlite).await;
+                let app = super::$start(crate::support::Backend::Sqlite).await;
                 super::$scenario(app.expect("SQLite is always available")).await;
             }
 
             #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
             async fn postgres() {
-                if let Some(app) = super::start(crate::support::Backend::Postgres).await {
+                if let Some(app) = super::$start(crate::support::Backend::Postgres).await {
                     super::$scenario(app).await;
                 }
             }
@@ -38,25 +39,46 @@ macro_rules! with_a_small_budget {
     )*};
 }
 
-with_a_small_budget!(
+on_both_databases_with!(with_a_small_budget:
     a_burst_of_wrong_secrets_runs_exactly_the_budget_of_verifications,
     an_address_that_spent_its_budget_still_gets_a_valid_key_verified,
     wrong_metrics_tokens_spend_the_addresss_budget_like_bad_keys,
 );
 
+on_both_databases_with!(with_the_servers_failure_budgets:
+    a_valid_key_paced_out_after_a_flood_is_served_once_it_waits_retry_after,
+);
+
 const BUDGET: u32 = 5;
 
-async fn start(backend: Backend) -> Option<TestApp> {
-    let minute = |limit| RateBudget {
+/// A failure budget of [`BUDGET`] per client.
+async fn with_a_small_budget(backend: Backend) -> Option<TestApp> {
+    with_failure_budgets(backend, minute(BUDGET), minute(1_000)).await
+}
+
+/// The failure budgets a server has unless told otherwise, as an outside probe meets them.
+async fn with_the_servers_failure_budgets(backend: Backend) -> Option<TestApp> {
+    with_failure_budgets(backend, RateBudget::AUTH_FAILURES, RateBudget::KEY_FAILURES).await
+}
+
+fn minute(limit: u32) -> RateBudget {
+    RateBudget {
         limit,
         window_millis: 60_000,
-    };
+    }
+}
+
+async fn with_failure_budgets(
+    backend: Backend,
+    auth_failures: RateBudget,
+    key_failures: RateBudget,
+) -> Option<TestApp> {
     let settings = ServiceSettings {
         rate_limits: RateLimits {
             reads: minute(1_000_000),
             writes: minute(1_000_000),
-            auth_failures: minute(BUDGET),
-            key_failures: minute(1_000),
+            auth_failures,
+            key_failures,
         },
         ..ServiceSettings::default()
     };
@@ -176,6 +198,53 @@ async fn wrong_metrics_tokens_spend_the_addresss_budget_like_bad_keys(app: TestA
     assert_eq!(bad_key.header("retry-after"), spent.header("retry-after"));
     // The token itself still opens the metrics (a scraper behind the guesser's NAT).
     assert_eq!(app.scrape_metrics().await.status, 200);
+}
+
+/// Issue 32, finding 2: a valid key, never verified here, sent from an address that has just
+/// sent 40 unknown keys, is paced out by the lookup gate (ten lookups a second): its 429 must
+/// say so, not the spent budget's minute, so that a client that obeys `Retry-After` is served
+/// on its first retry.
+async fn a_valid_key_paced_out_after_a_flood_is_served_once_it_waits_retry_after(app: TestApp) {
+    app.create_shop("atelier").await;
+    let unknown = |n: u32| format!("svc_live_{n:08x}_{}", "ab".repeat(32));
+    for n in 0..40 {
+        let reply = app.get("/api/v1/me", &unknown(n)).await;
+        assert!(matches!(reply.status, 401 | 429), "{}", reply.text);
+    }
+    // The pace refills ten lookups a second: on a slow machine a key may come after a slot
+    // is free again and be served at once. Then a fresh key (a served one is cached, never
+    // looked up again) tries again right after a few more unknown keys.
+    for attempt in 0..5 {
+        if attempt > 0 {
+            let guesses: Vec<String> = (0..10).map(|n| unknown(1_000 * attempt + n)).collect();
+            join_all(guesses.iter().map(|guess| app.get("/api/v1/me", guess))).await;
+        }
+        let key = app.create_key("atelier", "products:read").await;
+        let paced = app.get("/api/v1/me", &key).await;
+        if paced.status == 200 {
+            continue;
+        }
+        assert_eq!(paced.status, 429, "{}", paced.text);
+        assert_eq!(paced.error_code(), "RATE_LIMITED");
+        let retry_after: u64 = paced
+            .header("retry-after")
+            .expect("a Retry-After")
+            .parse()
+            .expect("whole seconds");
+        assert_eq!(
+            retry_after, 1,
+            "the lookup pace's next slot, not the budget's minute"
+        );
+        tokio::time::sleep(Duration::from_secs(retry_after)).await;
+        let retried = app.get("/api/v1/me", &key).await;
+        assert_eq!(
+            retried.status, 200,
+            "served on the first retry: {}",
+            retried.text
+        );
+        return;
+    }
+    panic!("a fresh key was never paced out right after a flood");
 }
 
 async fn malformed_request_heads_are_counted_not_logged(app: TestApp) {

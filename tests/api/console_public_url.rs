@@ -61,7 +61,25 @@ async fn the_session_cookie_is_host_only_and_secure_and_every_page_sends_hsts(ap
         )
         .await;
     assert_eq!(signed_in.status, 303, "{}", signed_in.text);
-    let cookie = signed_in.header("set-cookie").unwrap();
+    let set_cookies: Vec<&str> = signed_in
+        .headers
+        .get_all("set-cookie")
+        .iter()
+        .filter_map(|value| value.to_str().ok())
+        .collect();
+    let cookie = set_cookies
+        .iter()
+        .find(|cookie| cookie.contains("shop_console_session="))
+        .unwrap();
+    let device = set_cookies
+        .iter()
+        .find(|cookie| cookie.contains("shop_console_device="))
+        .unwrap();
+    assert!(
+        device.starts_with("__Host-shop_console_device="),
+        "{device}"
+    );
+    assert!(device.split("; ").any(|part| part == "Secure"), "{device}");
     assert!(
         cookie.starts_with("__Host-shop_console_session="),
         "{cookie}"

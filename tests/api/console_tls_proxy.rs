@@ -2,7 +2,7 @@
 //! terminating TLS on `https://localhost:{port}` in front of the server on loopback, and
 //! `PUBLIC_URL` naming that address. An owner signs in through the proxy in Chromium, and the
 //! session cookie Chromium keeps is read back from it: `__Host-`, `Secure`, `HttpOnly`,
-//! `SameSite=Strict`, `Path=/`. A form posted through the proxy (its `Origin` is the public
+//! `SameSite=Strict`, `Path=/`; the device cookie too. A form posted through the proxy (its `Origin` is the public
 //! one, its `Host` the proxy's) is accepted.
 
 use fantoccini::Locator;
@@ -75,10 +75,20 @@ async fn an_owner_signs_in_through_a_tls_proxy(backend: Backend) {
         "{session:?}"
     );
     assert_eq!(session.path(), Some("/"), "{session:?}");
+    // The device cookie (an owner's browser, known to the sign-in's budgets) likewise.
+    let device = cookies
+        .iter()
+        .find(|cookie| cookie.name() == "__Host-shop_console_device")
+        .unwrap_or_else(|| panic!("no __Host- device cookie in {cookies:?}"));
+    assert_eq!(
+        (device.secure(), device.http_only(), device.path()),
+        (Some(true), Some(true), Some("/")),
+        "{device:?}"
+    );
     assert!(
         !cookies
             .iter()
-            .any(|cookie| cookie.name() == "shop_console_session"),
+            .any(|cookie| !cookie.name().starts_with("__Host-")),
         "no cookie without the prefix: {cookies:?}"
     );
 

@@ -231,6 +231,7 @@ impl Services {
                 store.clone(),
                 hasher.clone(),
                 rate_store,
+                store.clone(),
                 Arc::new(OsKeyMaterial),
                 clock.clone(),
                 settings.sign_in,

@@ -28,6 +28,7 @@ use shop_ports::usecase::{KeyAdmin, OwnerSessions, StockKeeper};
 
 mod assets;
 mod cookies;
+mod device_cookie;
 mod error;
 mod form;
 mod guard;

@@ -14,14 +14,15 @@ use shop_domain::Timestamp;
 use shop_domain::api_key::{ApiKey, KeyPrefix, KeySecret, PresentedKey};
 use shop_domain::id::{OwnerId, ShopId};
 use shop_domain::owner::{Owner, OwnerEmail};
+use shop_domain::owner_device::{DeviceCookie, DeviceSecret};
 use shop_domain::owner_session::{CsrfToken, OwnerSession, SessionToken};
 use shop_domain::rate_limit::RateStatus;
 use shop_domain::scope::ScopeSet;
 use shop_domain::shop::{Shop, ShopSlug, SubscriptionStatus};
 use shop_ports::port::{
-    MockApiKeyStore, MockClock, MockIdGenerator, MockKeyMaterial, MockOwnerStore,
-    MockPasswordHasher, MockRandomTokens, MockRateLimitStore, MockSecretHasher, MockSessionStore,
-    MockShopStore, MockStockRepository, SignedIn,
+    MockApiKeyStore, MockClock, MockDeviceSecretStore, MockIdGenerator, MockKeyMaterial,
+    MockOwnerStore, MockPasswordHasher, MockRandomTokens, MockRateLimitStore, MockSecretHasher,
+    MockSessionStore, MockShopStore, MockStockRepository, SignedIn,
 };
 use shop_ports::port::{Reservation, Slot};
 use shop_ports::usecase::{KeyAdmin, OwnerSessions, SignInLimits, StockKeeper};
@@ -155,12 +156,17 @@ impl Ports {
         });
         let mut ids = MockIdGenerator::new();
         ids.expect_new_id().returning(|| "switch_1".into());
+        let mut device_secret = MockDeviceSecretStore::new();
+        device_secret
+            .expect_device_secret()
+            .returning(|_| Ok(DeviceSecret::from_random_bytes([0x5e; 32])));
         ConsoleState {
             sessions: Arc::new(OwnerSessions::new(
                 Arc::new(self.owners),
                 Arc::new(self.sessions),
                 Arc::new(self.passwords),
                 Arc::new(self.windows),
+                Arc::new(device_secret),
                 Arc::new(tokens),
                 Arc::new(clock()),
                 SignInLimits::default(),
@@ -571,6 +577,64 @@ async fn signing_in_sets_a_strict_session_cookie_and_goes_to_the_overview() {
 }
 
 #[actix_web::test]
+async fn a_browser_with_its_device_cookie_is_counted_alone_and_gets_a_new_one() {
+    let mut ports = Ports::signed_out();
+    ports
+        .owners
+        .expect_find_owner_by_email()
+        .returning(|_| Ok(Some((owner(), shop("shop_1")))));
+    ports
+        .passwords
+        .expect_verify_password()
+        .times(1)
+        .returning(|password, _| Ok(password.expose() == "correct horse battery"));
+    // The device's budget only: not the e-mail's, not the address's.
+    ports
+        .windows
+        .expect_reserve()
+        .withf(|bucket, _, _| bucket.starts_with("signin:email:ana@boutique.fr:device:"))
+        .times(1)
+        .returning(|_, _, _| Ok(reservation(true, 0)));
+    ports
+        .windows
+        .expect_release()
+        .times(1)
+        .returning(|_, _| Ok(()));
+    ports
+        .sessions
+        .expect_delete_expired_sessions()
+        .returning(|_, _| Ok(0));
+    ports.sessions.expect_insert_session().returning(|_| Ok(()));
+    let device = DeviceCookie::issue(
+        &DeviceSecret::from_random_bytes([0x5e; 32]),
+        &OwnerEmail::parse("ana@boutique.fr").unwrap(),
+        [1; 32],
+    );
+    let request = TestRequest::post()
+        .uri("/console/login")
+        .insert_header((header::HOST, HOST))
+        .insert_header((header::CONTENT_TYPE, "application/x-www-form-urlencoded"))
+        .insert_header((
+            header::COOKIE,
+            format!("shop_console_device={}", device.expose()),
+        ))
+        .set_payload("email=ana%40boutique.fr&password=correct+horse+battery");
+    let page = call(ports.state(), request).await;
+    assert_eq!(page.status, StatusCode::SEE_OTHER);
+    let set: Vec<&str> = page
+        .headers
+        .get_all(header::SET_COOKIE)
+        .filter_map(|value| value.to_str().ok())
+        .collect();
+    let renewed = set
+        .iter()
+        .find(|cookie| cookie.starts_with("shop_console_device="))
+        .unwrap_or_else(|| panic!("a device cookie in {set:?}"));
+    assert!(!renewed.contains(device.expose()), "a new one: {renewed}");
+    assert!(renewed.contains("Max-Age=31536000"), "{renewed}");
+}
+
+#[actix_web::test]
 async fn a_failed_sign_in_shows_the_form_with_one_generic_message() {
     let mut ports = Ports::signed_out();
     ports
@@ -614,6 +678,11 @@ async fn a_blocked_sign_in_is_429_with_retry_after_and_no_verification() {
         .windows
         .expect_reserve()
         .returning(|_, _, _| Ok(reservation(false, 125_000)));
+    // The other budget is spent too, but frees sooner: the wait told is the e-mail's.
+    ports
+        .windows
+        .expect_peek()
+        .returning(|_, _, _| Ok(reservation(false, 60_000).status));
     let request = TestRequest::post()
         .uri("/console/login")
         .insert_header((header::HOST, HOST))

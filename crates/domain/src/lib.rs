@@ -19,6 +19,7 @@ pub mod loyalty;
 pub mod money;
 pub mod order;
 pub mod owner;
+pub mod owner_device;
 pub mod owner_session;
 pub mod pagination;
 pub mod rate_limit;

@@ -8,8 +8,8 @@
 //! which reads only which shop an id belongs to, idempotency records, which are keyed by
 //! the API key that made them (a key belongs to one shop), and the lookups that find the shop
 //! itself: a key by its prefix, an owner by e-mail, a session by its digest (each read with
-//! its shop); timestamps are epoch milliseconds set by the
-//! application; rows never leave this crate (they are converted to domain values here, and a
+//! its shop), and the console's signing secret, which belongs to no shop; timestamps are
+//! epoch milliseconds set by the application; rows never leave this crate (they are converted to domain values here, and a
 //! value the domain refuses is a `StoreError::Failure`); database errors become `StoreError`s
 //! in one place (`error.rs`); confidential columns (an order's signatures and internal note, a
 //! client's private note) have row types of their own that only the import reads, so no API
@@ -20,6 +20,7 @@ mod by_parent;
 mod catalogue;
 mod clients;
 mod database;
+mod device_secret;
 mod error;
 mod first_rows;
 mod health;

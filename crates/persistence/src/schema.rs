@@ -268,6 +268,13 @@ diesel::table! {
     }
 }
 
+diesel::table! {
+    console_secrets (purpose) {
+        purpose -> Text,
+        secret_hex -> Text,
+    }
+}
+
 diesel::allow_tables_to_appear_in_same_query!(
     shops,
     api_keys,

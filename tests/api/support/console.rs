@@ -1,15 +1,21 @@
-//! The owners' console as a browser sees it over HTTP: a session cookie kept between requests,
-//! redirects not followed (their status is the point), forms posted with the page's origin and
-//! the anti-CSRF token read off the last page.
+//! The owners' console as a browser sees it over HTTP: a session cookie and a device cookie
+//! kept between requests, redirects not followed (their status is the point), forms posted
+//! with the page's origin and the anti-CSRF token read off the last page.
 
 use reqwest::header;
 
 use super::{Reply, TestApp};
 
+/// The device cookie's name (`shop_console::device_cookie`); every other cookie the console
+/// sets is the session's.
+pub const DEVICE_COOKIE: &str = "shop_console_device";
+
 pub struct ConsoleBrowser<'a> {
     app: &'a TestApp,
     client: reqwest::Client,
     cookie: Option<String>,
+    /// The `name=value` of the device cookie, kept across sign-outs as a browser keeps it.
+    device: Option<String>,
     /// The `csrf_token` of the last page that had one.
     pub csrf: Option<String>,
 }
@@ -23,6 +29,7 @@ impl<'a> ConsoleBrowser<'a> {
                 .build()
                 .expect("client"),
             cookie: None,
+            device: None,
             csrf: None,
         }
     }
@@ -53,6 +60,30 @@ impl<'a> ConsoleBrowser<'a> {
             cookie: Some(cookie),
             ..Self::new(app)
         }
+    }
+
+    /// The value of the device cookie the browser holds.
+    pub fn device_cookie(&self) -> Option<String> {
+        let pair = self.device.as_deref()?;
+        pair.split_once('=').map(|(_, value)| value.to_owned())
+    }
+
+    /// A browser without a session holding a device cookie of this value (copied from
+    /// another browser, altered, or made up).
+    pub fn with_device_cookie(app: &'a TestApp, value: &str) -> Self {
+        Self {
+            device: Some(format!("{DEVICE_COOKIE}={value}")),
+            ..Self::new(app)
+        }
+    }
+
+    /// `POST /console/login`, with the cookies the browser holds.
+    pub async fn try_sign_in(&mut self, email: &str, password: &str) -> Reply {
+        self.post_form(
+            "/console/login",
+            &[("email", email), ("password", password)],
+        )
+        .await
     }
 
     pub async fn get(&mut self, path: &str) -> Reply {
@@ -88,13 +119,29 @@ impl<'a> ConsoleBrowser<'a> {
     }
 
     async fn send(&mut self, mut request: reqwest::RequestBuilder) -> Reply {
-        if let Some(cookie) = &self.cookie {
-            request = request.header(header::COOKIE, cookie);
+        let held: Vec<&str> = [&self.cookie, &self.device]
+            .into_iter()
+            .filter_map(Option::as_deref)
+            .collect();
+        if !held.is_empty() {
+            request = request.header(header::COOKIE, held.join("; "));
         }
         let reply = self.app.send(request).await;
-        if let Some(set) = reply.header("set-cookie") {
-            let pair = set.split(';').next().unwrap_or_default();
-            self.cookie = pair.strip_suffix('=').is_none().then(|| pair.to_owned());
+        for set in reply.headers.get_all(header::SET_COOKIE) {
+            let pair = set
+                .to_str()
+                .unwrap_or_default()
+                .split(';')
+                .next()
+                .unwrap_or_default();
+            let kept = pair.strip_suffix('=').is_none().then(|| pair.to_owned());
+            // `__Host-shop_console_device` behind an https PUBLIC_URL.
+            let name = pair.split('=').next().unwrap_or_default();
+            if name.ends_with(DEVICE_COOKIE) {
+                self.device = kept;
+            } else {
+                self.cookie = kept;
+            }
         }
         if let Some(token) = hidden_value(&reply.text, "csrf_token") {
             self.csrf = Some(token);

@@ -1,6 +1,8 @@
 //! `GET /console/login`: the sign-in form. `POST /console/login` (`email`, `password`): 303 to
-//! the overview with a new session cookie, or the form again with one message for every
-//! failure (401), or with the wait when the e-mail or the address failed too often (429).
+//! the overview with a new session cookie and a new device cookie, or the form again with one
+//! message for every failure (401), with the wait when the e-mail, the address or this
+//! browser failed too often (429), or when another sign-in from the same address is being
+//! checked (429, a second).
 
 use actix_web::http::StatusCode;
 use actix_web::http::header::{self, HeaderValue};
@@ -12,6 +14,7 @@ use shop_ports::usecase::SignInError;
 
 use crate::ConsoleState;
 use crate::cookies;
+use crate::device_cookie;
 use crate::error::ConsoleError;
 use crate::guard::SignInForm;
 use crate::view::html;
@@ -35,7 +38,9 @@ pub async fn submit(
 ) -> Result<HttpResponse, ConsoleError> {
     let email = form.value("email").unwrap_or_default();
     let password = Password::attempt(form.value("password").unwrap_or_default());
-    let previous = cookies::session_token(&request, state.settings.https());
+    let https = state.settings.https();
+    let previous = cookies::session_token(&request, https);
+    let device = device_cookie::presented(&request, https);
     let outcome = state
         .sessions
         .sign_in(
@@ -43,6 +48,7 @@ pub async fn submit(
             &password,
             &client_address(&request, &state.settings.trusted_proxies),
             previous.as_ref(),
+            device.as_ref(),
         )
         .await;
     let again = |message: String| SignInPage {
@@ -52,7 +58,8 @@ pub async fn submit(
     match outcome {
         Ok(started) => Ok(HttpResponse::SeeOther()
             .insert_header((header::LOCATION, "/console"))
-            .cookie(cookies::session(&started.token, state.settings.https()))
+            .cookie(cookies::session(&started.token, https))
+            .cookie(device_cookie::issued(&started.device, https))
             .finish()),
         Err(SignInError::InvalidCredentials) => Ok(html(
             StatusCode::UNAUTHORIZED,
@@ -67,20 +74,34 @@ pub async fn submit(
             } else {
                 format!("{minutes} minutes")
             };
-            let mut response = html(
-                StatusCode::TOO_MANY_REQUESTS,
+            Ok(too_many(
                 &again(format!(
                     "Too many failed sign-ins. Wait {wait} before trying again."
                 )),
-            );
-            response
-                .headers_mut()
-                .insert(header::RETRY_AFTER, HeaderValue::from(retry_after_seconds));
-            Ok(response)
+                retry_after_seconds,
+            ))
         }
+        // Nothing failed: the one verification an address may run at a time is under way.
+        Err(SignInError::Busy {
+            retry_after_seconds,
+        }) => Ok(too_many(
+            &again(
+                "Another sign-in from your network is being checked; try again in a second.".into(),
+            ),
+            retry_after_seconds,
+        )),
         Err(SignInError::Store(error)) => Err(error.into()),
         Err(SignInError::Hashing(error)) => Err(error.into()),
     }
+}
+
+/// The form again, 429, with the wait in `Retry-After`.
+fn too_many(page: &SignInPage, retry_after_seconds: i64) -> HttpResponse {
+    let mut response = html(StatusCode::TOO_MANY_REQUESTS, page);
+    response
+        .headers_mut()
+        .insert(header::RETRY_AFTER, HeaderValue::from(retry_after_seconds));
+    response
 }
 
 /// The client failed sign-ins count against, as the API counts failed keys: the TCP peer,

@@ -78,7 +78,8 @@ pub struct Observation<'a> {
     pub status: StatusCode,
     pub elapsed: Duration,
     /// For a 429, the budget that refused it: `reads`, `writes`, `auth_failures` (a client's),
-    /// `key_failures` (a key's, from every address) or `verification_queue`.
+    /// `key_failures` (a key's, from every address), `verification_queue` or `lookup_pace` (the
+    /// paced lookups of a client over its failure budget).
     pub refused_by: Option<&'static str>,
     pub auth_failure: Option<AuthFailure>,
 }
@@ -119,7 +120,7 @@ impl Metrics {
         registry.register(
             "rate_limit_refusals",
             "Requests refused with 429, by budget (reads, writes, auth_failures, key_failures, \
-             verification_queue)",
+             verification_queue, lookup_pace)",
             rate_limit_refusals.clone(),
         );
         let auth_failures = Family::<CauseLabels, Counter>::default();

@@ -6,6 +6,7 @@ mod bench_statements;
 mod bulk_load;
 mod catalogue;
 mod clients;
+mod device_secret;
 mod first_rows;
 mod fixtures;
 mod import;

@@ -3,6 +3,7 @@
 mod bulk_load;
 mod catalogue;
 mod clients;
+mod device_secret;
 mod health;
 mod import;
 mod keys;
@@ -19,6 +20,7 @@ mod stock;
 pub use bulk_load::{BulkBatch, BulkLoader};
 pub use catalogue::CatalogueRepository;
 pub use clients::ClientRepository;
+pub use device_secret::DeviceSecretStore;
 pub use health::{
     HealthCheck, PoolMonitor, PoolStats, ReplicaMonitor, ReplicaState, ReplicaStats, ReplicaStatus,
     Unhealthy,
@@ -44,6 +46,8 @@ pub use bulk_load::MockBulkLoader;
 pub use catalogue::MockCatalogueRepository;
 #[cfg(feature = "mocks")]
 pub use clients::MockClientRepository;
+#[cfg(feature = "mocks")]
+pub use device_secret::MockDeviceSecretStore;
 #[cfg(feature = "mocks")]
 pub use health::{MockHealthCheck, MockPoolMonitor, MockReplicaMonitor};
 #[cfg(feature = "mocks")]

@@ -31,7 +31,6 @@ use shop_domain::Timestamp;
 use shop_domain::access::{AccessDenied, authorize};
 use shop_domain::api_key::{ApiKey, KeyPrefix, KeyStatus, PresentedKey};
 use shop_domain::client_address::ClientAddress;
-use shop_domain::rate_limit::RateStatus;
 use shop_domain::scope::{Operation, ScopeSet};
 use shop_domain::shop::Shop;
 
@@ -334,8 +333,11 @@ impl Authenticator {
 
     /// A client whose budget of failures is spent may still present a real key (another
     /// integration behind the same NAT), so it is still looked up, but through the lookup
-    /// gate: one lookup at a time and a few a second; the rest is refused at once with its
-    /// budget's `Retry-After`. Anyone else passes freely.
+    /// gate: one lookup at a time and a few a second. The rest is refused at once with the
+    /// gate's wait, a fraction of a second, not the budget's: the gate cannot tell a real key
+    /// from an unknown one before the lookup, and a real one is let through at its next slot
+    /// (an unknown one then meets the budget, and is told the budget's wait). Anyone else
+    /// passes freely.
     async fn admit_lookup(
         &self,
         client: &ClientAddress,
@@ -343,13 +345,15 @@ impl Authenticator {
         let Some(budgets) = &self.failures else {
             return Ok(None);
         };
-        let Some(spent) = budgets.spent_by(client).await else {
+        if budgets.spent_by(client).await.is_none() {
             return Ok(None);
-        };
-        match self.lookup_gate.admit(client, self.clock.now()) {
-            Some(admission) => Ok(Some(admission)),
-            None => Err(AuthError::Throttled(spent)),
         }
+        self.lookup_gate
+            .admit(client, self.clock.now())
+            .map(Some)
+            .map_err(|refused| {
+                AuthError::Throttled(Throttle::at_the_gate(ThrottledBy::LookupPace, refused))
+            })
     }
 
     /// The cache's entry for `presented`, fresh or not; a fresh one counts as a cache hit.
@@ -469,18 +473,15 @@ impl Authenticator {
             ),
             None => None,
         };
-        let Some(admission) = self.verification_gate.admit(client, self.clock.now()) else {
-            self.give_back(reserved).await;
-            return Err(AuthError::Throttled(Throttle {
-                by: ThrottledBy::Queue,
-                status: RateStatus {
-                    allowed: false,
-                    limit: 0,
-                    remaining: 0,
-                    // Verifications last tens of milliseconds: a place is free within a second.
-                    reset_after_millis: 1_000,
-                },
-            }));
+        let admission = match self.verification_gate.admit(client, self.clock.now()) {
+            Ok(admission) => admission,
+            Err(refused) => {
+                self.give_back(reserved).await;
+                return Err(AuthError::Throttled(Throttle::at_the_gate(
+                    ThrottledBy::Queue,
+                    refused,
+                )));
+            }
         };
         self.verifications.fetch_add(1, Ordering::Relaxed);
         let matched = self

@@ -53,6 +53,13 @@ struct Share {
     next_due: i64,
 }
 
+/// A client not let through, and when it would be: the gate's answer to put in a
+/// `Retry-After`, so that a client that waits that long is not refused again for nothing.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Refused {
+    pub retry_after_millis: i64,
+}
+
 /// A piece of work let through; leaving the gate when dropped.
 pub struct Admission<'a> {
     gate: &'a ClientGate,
@@ -61,6 +68,10 @@ pub struct Admission<'a> {
 
 impl ClientGate {
     const PRUNE_AT_LEAST: usize = 1_024;
+    /// How long a full gate keeps a client waiting at most: the work it holds (an argon2
+    /// verification, a key lookup) lasts tens of milliseconds, so a place is free within a
+    /// second.
+    const FREE_WITHIN_MILLIS: i64 = 1_000;
 
     /// Verifications: 64 under way in all, one per client. A newcomer waits, per active client
     /// ahead of it, one argon2 verification's CPU divided by the cores (see docs/PERFORMANCE.md,
@@ -99,19 +110,27 @@ impl ClientGate {
         self
     }
 
-    /// A place for `client` at `now`, or `None` when the gate or the client's share of it is
-    /// full, or the client is ahead of its pace.
-    pub fn admit(&self, client: &ClientAddress, now: Timestamp) -> Option<Admission<'_>> {
+    /// A place for `client` at `now`; refused when the gate or the client's share of it is
+    /// full, or the client is ahead of its pace, with the wait after which it would be let
+    /// through: its next admission's due time if it is ahead of its pace, else (or if that
+    /// is sooner) the bound on the work under way.
+    pub fn admit(&self, client: &ClientAddress, now: Timestamp) -> Result<Admission<'_>, Refused> {
         let now = now.millis();
         let mut state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
         let share = state.per_client.get(client).copied();
         let in_flight = share.map_or(0, |share| share.in_flight);
         let due = share.map_or(now, |share| share.next_due.max(now));
-        let ahead = self.pace.is_some_and(|pace| {
-            due.saturating_sub(now) > pace.interval_millis.saturating_mul(pace.burst - 1)
+        // Admitted when its due time is at most a burst's worth of intervals ahead.
+        let ahead_by = self.pace.map_or(0, |pace| {
+            due.saturating_sub(now)
+                .saturating_sub(pace.interval_millis.saturating_mul(pace.burst - 1))
         });
-        if state.total >= self.max_in_flight || in_flight >= self.max_per_client || ahead {
-            return None;
+        let full = state.total >= self.max_in_flight || in_flight >= self.max_per_client;
+        if full || ahead_by > 0 {
+            let busy = if full { Self::FREE_WITHIN_MILLIS } else { 0 };
+            return Err(Refused {
+                retry_after_millis: ahead_by.max(busy),
+            });
         }
         if state.per_client.len() >= state.prune_at {
             // Idle and back on time: nothing left to remember.
@@ -129,7 +148,7 @@ impl ClientGate {
                 next_due,
             },
         );
-        Some(Admission {
+        Ok(Admission {
             gate: self,
             client: client.clone(),
         })
@@ -178,19 +197,19 @@ mod tests {
         let flood = client("203.0.113.1");
         let first = gate.admit(&flood, at(0));
         let second = gate.admit(&flood, at(0));
-        assert!(first.is_some() && second.is_some());
-        assert!(gate.admit(&flood, at(0)).is_none(), "over its share");
+        assert!(first.is_ok() && second.is_ok());
+        assert!(gate.admit(&flood, at(0)).is_err(), "over its share");
         let quiet = gate.admit(&client("198.51.100.2"), at(0));
-        assert!(quiet.is_some(), "a quiet client still gets in");
+        assert!(quiet.is_ok(), "a quiet client still gets in");
         let other = gate.admit(&client("198.51.100.3"), at(0));
-        assert!(other.is_some());
+        assert!(other.is_ok());
         assert!(
-            gate.admit(&client("198.51.100.4"), at(0)).is_none(),
+            gate.admit(&client("198.51.100.4"), at(0)).is_err(),
             "the gate is full"
         );
         drop(first);
         assert!(
-            gate.admit(&flood, at(0)).is_some(),
+            gate.admit(&flood, at(0)).is_ok(),
             "a place left is taken again"
         );
     }
@@ -212,24 +231,49 @@ mod tests {
         let gate = ClientGate::new(4, 1).paced(Duration::from_millis(100), 3);
         let flood = client("203.0.113.1");
         for _ in 0..3 {
-            assert!(gate.admit(&flood, at(1_000)).is_some(), "within the burst");
+            assert!(gate.admit(&flood, at(1_000)).is_ok(), "within the burst");
         }
-        assert!(gate.admit(&flood, at(1_000)).is_none(), "beyond the burst");
-        assert!(gate.admit(&flood, at(1_050)).is_none(), "ahead of its pace");
+        assert!(gate.admit(&flood, at(1_000)).is_err(), "beyond the burst");
+        assert!(gate.admit(&flood, at(1_050)).is_err(), "ahead of its pace");
         assert!(
-            gate.admit(&client("198.51.100.2"), at(1_050)).is_some(),
+            gate.admit(&client("198.51.100.2"), at(1_050)).is_ok(),
             "another client is not held to it"
         );
+        assert!(gate.admit(&flood, at(1_100)).is_ok(), "one interval later");
+        assert!(gate.admit(&flood, at(1_100)).is_err());
         assert!(
-            gate.admit(&flood, at(1_100)).is_some(),
-            "one interval later"
-        );
-        assert!(gate.admit(&flood, at(1_100)).is_none());
-        assert!(
-            gate.admit(&flood, at(1_500)).is_some(),
+            gate.admit(&flood, at(1_500)).is_ok(),
             "back on time: a burst again"
         );
-        assert!(gate.admit(&flood, at(1_500)).is_some());
+        assert!(gate.admit(&flood, at(1_500)).is_ok());
+    }
+
+    #[test]
+    fn a_refusal_says_when_the_client_would_be_let_through() {
+        let gate = ClientGate::new(4, 1).paced(Duration::from_millis(100), 5);
+        let flood = client("203.0.113.1");
+        for _ in 0..5 {
+            drop(gate.admit(&flood, at(10_000)));
+        }
+        let Err(refused) = gate.admit(&flood, at(10_030)) else {
+            panic!("ahead of its pace");
+        };
+        assert_eq!(
+            refused.retry_after_millis, 70,
+            "not a window, one interval at most"
+        );
+        assert!(gate.admit(&flood, at(10_099)).is_err(), "1 ms too early");
+        assert!(gate.admit(&flood, at(10_100)).is_ok(), "due as announced");
+
+        // A full gate has no pace to tell: its work is done within a second.
+        let unpaced = ClientGate::new(1, 1);
+        let _held = unpaced.admit(&flood, at(0));
+        assert_eq!(
+            unpaced.admit(&client("198.51.100.2"), at(0)).err(),
+            Some(Refused {
+                retry_after_millis: 1_000
+            })
+        );
     }
 
     #[test]

@@ -3,9 +3,18 @@
 //! Sign-in answers one way for an unknown e-mail, a wrong password and a disabled owner, and
 //! costs one argon2 verification in each case (an unknown e-mail is verified against a
 //! decoy), so neither the answer nor its time tells which accounts exist. Failures are
-//! limited per e-mail and per client address over sliding windows, exactly: each attempt
-//! reserves a slot in both before its verification runs (an attempt over either budget is
-//! refused before any), and a successful one gives them back (`usecase::reserved_slots`).
+//! limited over sliding windows, exactly: each attempt reserves a slot in its budgets before
+//! its verification runs (an attempt over one is refused before any), and a successful one
+//! gives them back (`usecase::reserved_slots`).
+//!
+//! Which budgets, after OWASP's device cookies (`shop_domain::owner_device`): a browser that
+//! presents a valid device cookie for the e-mail it signs in as is counted alone, per e-mail
+//! and device, and is locked out alone when it keeps failing; any other attempt counts
+//! against the e-mail's budget for unrecognised browsers and the client address's. So
+//! strangers who spend an e-mail's budget do not lock its owner out of their own browser, and
+//! guessing from elsewhere stays limited as before. Each successful sign-in hands the browser
+//! a new device cookie.
+//!
 //! Each sign-in starts a new session (the id is never reused, so a fixated id is worthless)
 //! and ends the one the browser came with.
 
@@ -13,6 +22,7 @@ use std::sync::Arc;
 
 use shop_domain::client_address::ClientAddress;
 use shop_domain::owner::{OwnerEmail, Password};
+use shop_domain::owner_device::{DeviceCookie, OwnerDevice};
 use shop_domain::owner_session::{
     ABSOLUTE_TIMEOUT_MILLIS, CsrfToken, IDLE_TIMEOUT_MILLIS, OwnerSession, SessionToken,
 };
@@ -20,17 +30,25 @@ use shop_domain::rate_limit::RateBudget;
 
 use crate::StoreError;
 use crate::port::{
-    Clock, HashError, OwnerStore, PasswordHasher, RandomTokens, RateLimitStore, SessionStore,
-    SignedIn,
+    Clock, DeviceSecretStore, HashError, OwnerStore, PasswordHasher, RandomTokens, RateLimitStore,
+    SessionStore, SignedIn,
 };
 use crate::usecase::client_gate::ClientGate;
 use crate::usecase::reserved_slots::{FailOpenSlots, ReservedSlots};
 
+mod trusted_devices;
+
+use trusted_devices::TrustedDevices;
+
 /// The budgets of failed sign-ins.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct SignInLimits {
+    /// An e-mail's, from browsers without its device cookie.
     pub per_email: RateBudget,
+    /// A client address's, from browsers without a device cookie for the e-mail they try.
     pub per_address: RateBudget,
+    /// One browser's for the e-mail its device cookie names.
+    pub per_device: RateBudget,
 }
 
 impl SignInLimits {
@@ -38,7 +56,8 @@ impl SignInLimits {
 }
 
 impl Default for SignInLimits {
-    /// 10 failures per e-mail and 30 per client address in any 15 minutes.
+    /// In any 15 minutes: 10 failures per e-mail from unrecognised browsers, 30 per client
+    /// address, and 10 per e-mail and device.
     fn default() -> Self {
         Self {
             per_email: RateBudget {
@@ -47,6 +66,10 @@ impl Default for SignInLimits {
             },
             per_address: RateBudget {
                 limit: 30,
+                window_millis: Self::WINDOW_MILLIS,
+            },
+            per_device: RateBudget {
+                limit: 10,
                 window_millis: Self::WINDOW_MILLIS,
             },
         }
@@ -58,20 +81,27 @@ pub enum SignInError {
     /// Unknown e-mail, wrong password or disabled owner: one answer for all.
     #[error("invalid e-mail or password")]
     InvalidCredentials,
-    /// Too many failures for this e-mail or from this address; nothing was verified.
+    /// Too many failures for this e-mail, from this address or from this device; nothing
+    /// was verified.
     #[error("too many failed sign-ins; retry in {retry_after_seconds} s")]
     Throttled { retry_after_seconds: i64 },
+    /// Another sign-in from the same address is being verified (one at a time per address):
+    /// nothing failed, nothing was verified; a place is free within a second.
+    #[error("another sign-in from this address is being checked; retry in {retry_after_seconds} s")]
+    Busy { retry_after_seconds: i64 },
     #[error(transparent)]
     Store(#[from] StoreError),
     #[error(transparent)]
     Hashing(#[from] HashError),
 }
 
-/// A session just started: the token goes to the browser once, in a cookie.
+/// A session just started: the token goes to the browser once, in a cookie, and so does a
+/// new device cookie for the owner's e-mail.
 #[derive(Debug)]
 pub struct StartedSession {
     pub token: SessionToken,
     pub signed_in: SignedIn,
+    pub device: DeviceCookie,
 }
 
 pub struct OwnerSessions {
@@ -84,17 +114,23 @@ pub struct OwnerSessions {
     /// that a burst of sign-ins is refused at the door instead of queueing ahead of the API's
     /// first verification of a key.
     verification_gate: ClientGate,
+    devices: TrustedDevices,
     tokens: Arc<dyn RandomTokens>,
     clock: Arc<dyn Clock>,
     limits: SignInLimits,
 }
 
 impl OwnerSessions {
+    #[expect(
+        clippy::too_many_arguments,
+        reason = "one port each; the wiring names them all"
+    )]
     pub fn new(
         owners: Arc<dyn OwnerStore>,
         sessions: Arc<dyn SessionStore>,
         hasher: Arc<dyn PasswordHasher>,
         windows: Arc<dyn RateLimitStore>,
+        device_secret: Arc<dyn DeviceSecretStore>,
         tokens: Arc<dyn RandomTokens>,
         clock: Arc<dyn Clock>,
         limits: SignInLimits,
@@ -105,32 +141,43 @@ impl OwnerSessions {
             hasher,
             windows: FailOpenSlots::new(windows, "sign-in limits unavailable"),
             verification_gate: ClientGate::for_verifications(),
+            devices: TrustedDevices::new(device_secret, Arc::clone(&tokens)),
             tokens,
             clock,
             limits,
         }
     }
 
-    /// Checks `email` and `password` and starts a session; `client` is the caller's address
-    /// and `previous` the session the browser came with, if any (ended either way).
+    /// Checks `email` and `password` and starts a session; `client` is the caller's address,
+    /// `previous` the session the browser came with, if any (ended either way), and `device`
+    /// the device cookie it presented, if any.
     pub async fn sign_in(
         &self,
         email: &str,
         password: &Password,
         client: &ClientAddress,
         previous: Option<&SessionToken>,
+        device: Option<&DeviceCookie>,
     ) -> Result<StartedSession, SignInError> {
         if let Some(previous) = previous {
             self.sessions.delete_session(&previous.digest()).await?;
         }
         let email = OwnerEmail::parse(email).ok();
-        let reserved = self.reserve(email.as_ref(), client).await?;
-        let Some(admission) = self.verification_gate.admit(client, self.clock.now()) else {
-            self.windows.give_back(reserved).await;
-            // A verification lasts tens of milliseconds: a place is free within a second.
-            return Err(SignInError::Throttled {
-                retry_after_seconds: 1,
-            });
+        let device = match (&email, device) {
+            (Some(email), Some(cookie)) => self.devices.recognise(cookie, email).await?,
+            _ => None,
+        };
+        let reserved = self
+            .reserve(email.as_ref(), device.as_ref(), client)
+            .await?;
+        let admission = match self.verification_gate.admit(client, self.clock.now()) {
+            Ok(admission) => admission,
+            Err(refused) => {
+                self.windows.give_back(reserved).await;
+                return Err(SignInError::Busy {
+                    retry_after_seconds: whole_seconds(refused.retry_after_millis),
+                });
+            }
         };
 
         let found = match &email {
@@ -155,6 +202,7 @@ impl OwnerSessions {
             _ => return Err(SignInError::InvalidCredentials),
         };
         self.windows.give_back(reserved).await;
+        let device = self.devices.issue(&owner.email).await?;
 
         let now = self.clock.now();
         // Housekeeping, at the one moment sessions are created: expired rows would be refused
@@ -181,6 +229,7 @@ impl OwnerSessions {
                 owner,
                 shop,
             },
+            device,
         })
     }
 
@@ -208,20 +257,29 @@ impl OwnerSessions {
         self.sessions.delete_session(&token.digest()).await
     }
 
-    /// A slot in the e-mail's and in the address's budget, reserved together; `Throttled`
-    /// (with nothing left reserved) when either is spent.
+    /// A slot in the budgets this attempt counts against, reserved together: the device's
+    /// alone for a recognised browser, else the e-mail's and the address's; `Throttled` (with
+    /// nothing left reserved) when one is spent.
     async fn reserve(
         &self,
         email: Option<&OwnerEmail>,
+        device: Option<&OwnerDevice>,
         client: &ClientAddress,
     ) -> Result<ReservedSlots, SignInError> {
         // An unparseable e-mail matches no account; all of them share one window, so that
         // junk names cannot each get a budget of their own.
         let email = email.map_or("-", OwnerEmail::as_str);
-        let budgets = [
-            (format!("signin:email:{email}"), self.limits.per_email, ()),
-            (format!("signin:ip:{client}"), self.limits.per_address, ()),
-        ];
+        let budgets = match device {
+            Some(device) => vec![(
+                format!("signin:email:{email}:device:{}", device.as_str()),
+                self.limits.per_device,
+                (),
+            )],
+            None => vec![
+                (format!("signin:email:{email}"), self.limits.per_email, ()),
+                (format!("signin:ip:{client}"), self.limits.per_address, ()),
+            ],
+        };
         self.windows
             .reserve_all(budgets, self.clock.now())
             .await
@@ -229,6 +287,11 @@ impl OwnerSessions {
                 retry_after_seconds: status.retry_after_seconds(),
             })
     }
+}
+
+/// A wait in whole seconds, rounded up and at least one, as `Retry-After` says it.
+fn whole_seconds(millis: i64) -> i64 {
+    ((millis.max(0) + 999) / 1_000).max(1)
 }
 
 #[cfg(test)]

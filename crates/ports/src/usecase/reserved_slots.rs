@@ -36,27 +36,46 @@ impl FailOpenSlots {
     }
 
     /// A slot in each of `budgets` (a bucket, its budget, and what to say if it is the one
-    /// spent), reserved in order; the first spent one refuses the attempt, and what was
-    /// reserved before it is given back.
+    /// spent), reserved in order; a spent one refuses the attempt, and what was reserved
+    /// before it is given back. The refusal names the spent budget that frees last (the later
+    /// ones are peeked), so that its wait is the one after which the attempt is let through.
     pub(crate) async fn reserve_all<T>(
         &self,
         budgets: impl IntoIterator<Item = (String, RateBudget, T)>,
         now: Timestamp,
     ) -> Result<ReservedSlots, (T, RateStatus)> {
         let mut reserved = ReservedSlots { taken: Vec::new() };
-        for (bucket, budget, refusal) in budgets {
+        let mut budgets = budgets.into_iter();
+        let mut refused = None;
+        for (bucket, budget, refusal) in budgets.by_ref() {
             match self.store.reserve(&bucket, budget, now).await {
                 Ok(reservation) => match reservation.slot {
                     Some(slot) => reserved.taken.push((bucket, slot)),
                     None => {
-                        self.give_back(reserved).await;
-                        return Err((refusal, reservation.status));
+                        refused = Some((refusal, reservation.status));
+                        break;
                     }
                 },
                 Err(error) => self.note(&error),
             }
         }
-        Ok(reserved)
+        let Some(mut longest) = refused else {
+            return Ok(reserved);
+        };
+        self.give_back(reserved).await;
+        for (bucket, budget, refusal) in budgets {
+            match self.store.peek(&bucket, budget, now).await {
+                Ok(status)
+                    if !status.allowed
+                        && status.reset_after_millis > longest.1.reset_after_millis =>
+                {
+                    longest = (refusal, status);
+                }
+                Ok(_) => {}
+                Err(error) => self.note(&error),
+            }
+        }
+        Err(longest)
     }
 
     /// The attempt did not fail after all: its slots are free again.

@@ -47,6 +47,7 @@ impl InMemoryRateStore {
             limits.key_failures,
             sign_in.per_email,
             sign_in.per_address,
+            sign_in.per_device,
         ]
         .iter()
         .map(|budget| budget.window_millis)

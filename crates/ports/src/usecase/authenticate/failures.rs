@@ -19,6 +19,7 @@ use shop_domain::client_address::ClientAddress;
 use shop_domain::rate_limit::{RateBudget, RateStatus};
 
 use crate::port::{Clock, RateLimitStore, RateStoreError};
+use crate::usecase::client_gate::Refused;
 use crate::usecase::reserved_slots::{FailOpenSlots, ReservedSlots};
 
 /// The budget that refused an authentication.
@@ -30,6 +31,9 @@ pub enum ThrottledBy {
     Key,
     /// Too many verifications waiting already (see `ClientGate`).
     Queue,
+    /// A client over its budget, looked up more often than its pace allows (see
+    /// `ClientGate::for_lookups_over_budget`).
+    LookupPace,
 }
 
 impl ThrottledBy {
@@ -39,6 +43,7 @@ impl ThrottledBy {
             Self::Client => "auth_failures",
             Self::Key => "key_failures",
             Self::Queue => "verification_queue",
+            Self::LookupPace => "lookup_pace",
         }
     }
 }
@@ -48,6 +53,21 @@ impl ThrottledBy {
 pub struct Throttle {
     pub by: ThrottledBy,
     pub status: RateStatus,
+}
+
+impl Throttle {
+    /// A gate's refusal: no budget is spent, so its `Retry-After` is the gate's own wait.
+    pub(crate) fn at_the_gate(by: ThrottledBy, refused: Refused) -> Self {
+        Self {
+            by,
+            status: RateStatus {
+                allowed: false,
+                limit: 0,
+                remaining: 0,
+                reset_after_millis: refused.retry_after_millis,
+            },
+        }
+    }
 }
 
 pub struct FailureBudgets {

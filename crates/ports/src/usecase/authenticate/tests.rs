@@ -637,12 +637,14 @@ async fn a_client_over_its_budget_is_looked_up_one_request_at_a_time() {
         .collect();
     for request in burst {
         match request.await.unwrap() {
+            // Looked up: an unknown key, told the budget's wait.
+            Err(AuthError::Throttled(throttle)) if throttle.by == ThrottledBy::Client => {
+                assert!(throttle.status.retry_after_seconds() > 1, "{throttle:?}");
+            }
+            // Not looked up: told when the gate lets it through, within a second.
             Err(AuthError::Throttled(throttle)) => {
-                assert_eq!(throttle.by, ThrottledBy::Client);
-                assert!(
-                    throttle.status.retry_after_seconds() > 1,
-                    "the budget's wait"
-                );
+                assert_eq!(throttle.by, ThrottledBy::LookupPace);
+                assert_eq!(throttle.status.retry_after_seconds(), 1);
             }
             other => panic!("{other:?}"),
         }
@@ -658,4 +660,63 @@ async fn a_client_over_its_budget_is_looked_up_one_request_at_a_time() {
     let result = auth.identify_key(&right, &flooder).await;
     assert!(result.is_ok(), "{result:?}");
     assert_eq!(lookups.load(Ordering::SeqCst), 3);
+}
+
+#[tokio::test]
+async fn a_key_refused_by_the_lookup_pace_is_told_its_next_slot_and_let_through_then() {
+    let harness = Harness::new();
+    let mut keys = MockApiKeyStore::new();
+    let row = Arc::clone(&harness.row);
+    keys.expect_find_key().returning(move |prefix| {
+        Ok(row
+            .lock()
+            .unwrap()
+            .clone()
+            .filter(|(key, _)| key.prefix == *prefix))
+    });
+    let mut hasher = MockSecretHasher::new();
+    hasher.expect_verify().returning(|_, _| Ok(true));
+    let mut clock = MockClock::new();
+    let now = Arc::clone(&harness.now);
+    clock
+        .expect_now()
+        .returning(move || Timestamp::from_millis(now.load(Ordering::SeqCst)));
+    let clock: Arc<MockClock> = Arc::new(clock);
+    // The server's own failure budgets: 30 a minute from one address.
+    let budgets = FailureBudgets::new(
+        Arc::new(crate::port::mock_on_real_windows()),
+        clock.clone(),
+        RateBudget::AUTH_FAILURES,
+        RateBudget::KEY_FAILURES,
+    );
+    let auth = Authenticator::new(Arc::new(keys), Arc::new(hasher), clock)
+        .limiting_failures(Arc::new(budgets));
+    let flooder = ClientAddress::of("203.0.113.9".parse().unwrap());
+    // 40 unknown keys, one a millisecond: the budget is spent, then the lookups are paced.
+    for n in 0..40u8 {
+        let unknown = PresentedKey::new(
+            KeyPrefix::from_random_bytes([9, 9, 9, n]),
+            KeySecret::from_random_bytes([n; 32]),
+        );
+        let refused = auth
+            .identify_key(&DigestedKey::parse(&unknown.reveal()).unwrap(), &flooder)
+            .await;
+        assert!(refused.is_err());
+        harness.advance(1);
+    }
+
+    let right = DigestedKey::parse(&presented().reveal()).unwrap();
+    let throttle = match auth.identify_key(&right, &flooder).await {
+        Err(AuthError::Throttled(throttle)) => throttle,
+        other => panic!("paced out: {other:?}"),
+    };
+    assert_eq!(throttle.by, ThrottledBy::LookupPace);
+    let retry_after = throttle.status.retry_after_seconds();
+    assert_eq!(
+        retry_after, 1,
+        "the pace's next slot, not the budget's 60 s"
+    );
+    harness.advance(retry_after * 1_000);
+    let result = auth.identify_key(&right, &flooder).await;
+    assert!(result.is_ok(), "let through on the first retry: {result:?}");
 }

@@ -4,6 +4,7 @@ use shop_domain::Timestamp;
 use shop_domain::client_address::ClientAddress;
 use shop_domain::id::{OwnerId, ShopId};
 use shop_domain::owner::Owner;
+use shop_domain::owner_device::{DeviceCookie, DeviceSecret};
 use shop_domain::owner_session::SessionDigest;
 use shop_domain::rate_limit::RateStatus;
 use shop_domain::shop::{Shop, ShopSlug, SubscriptionStatus};
@@ -11,8 +12,8 @@ use shop_domain::shop::{Shop, ShopSlug, SubscriptionStatus};
 use super::*;
 
 use crate::port::{
-    MockClock, MockOwnerStore, MockPasswordHasher, MockRandomTokens, MockRateLimitStore,
-    MockSessionStore, Reservation, Slot,
+    MockClock, MockDeviceSecretStore, MockOwnerStore, MockPasswordHasher, MockRandomTokens,
+    MockRateLimitStore, MockSessionStore, Reservation, Slot,
 };
 
 const NOW: i64 = 1_000_000_000;
@@ -55,6 +56,19 @@ fn client() -> ClientAddress {
     ClientAddress::of("203.0.113.7".parse().unwrap())
 }
 
+fn device_secret() -> DeviceSecret {
+    DeviceSecret::from_random_bytes([0x5e; 32])
+}
+
+/// The store holds [`device_secret`] already.
+fn stored_device_secret() -> MockDeviceSecretStore {
+    let mut store = MockDeviceSecretStore::new();
+    store
+        .expect_device_secret()
+        .returning(|_| Ok(device_secret()));
+    store
+}
+
 /// Owners: only `ana@boutique.fr`, enabled unless `disabled`; every budget has room (and no
 /// slot is given back unless a test expects it); no verification expected unless asked for.
 struct Setup {
@@ -62,6 +76,7 @@ struct Setup {
     sessions: MockSessionStore,
     hasher: MockPasswordHasher,
     windows: MockRateLimitStore,
+    device_secret: MockDeviceSecretStore,
     now: i64,
 }
 
@@ -80,6 +95,7 @@ impl Setup {
             sessions: MockSessionStore::new(),
             hasher: MockPasswordHasher::new(),
             windows,
+            device_secret: stored_device_secret(),
             now: NOW,
         }
     }
@@ -110,6 +126,7 @@ impl Setup {
             Arc::new(self.sessions),
             Arc::new(self.hasher),
             Arc::new(self.windows),
+            Arc::new(self.device_secret),
             Arc::new(tokens),
             Arc::new(clock),
             SignInLimits::default(),
@@ -151,6 +168,7 @@ async fn an_unknown_email_costs_one_verification_and_the_generic_answer() {
             &Password::attempt(PASSWORD),
             &client(),
             None,
+            None,
         )
         .await;
     assert!(matches!(result, Err(SignInError::InvalidCredentials)));
@@ -167,6 +185,7 @@ async fn a_wrong_password_and_a_disabled_owner_get_the_same_answer() {
                 "ana@boutique.fr",
                 &Password::attempt(password),
                 &client(),
+                None,
                 None,
             )
             .await;
@@ -187,12 +206,20 @@ async fn over_budget_attempts_are_refused_without_any_verification() {
         .withf(|bucket, _, _| bucket == "signin:email:ana@boutique.fr")
         .returning(|_, _, _| Ok(reservation(false)));
     setup.windows.expect_release().times(0);
+    // The address's budget has room: the e-mail's wait is the one to tell.
+    setup
+        .windows
+        .expect_peek()
+        .withf(|bucket, _, _| bucket == "signin:ip:203.0.113.7")
+        .times(1)
+        .returning(|_, _, _| Ok(reservation(true).status));
     let result = setup
         .build()
         .sign_in(
             "ana@boutique.fr",
             &Password::attempt(PASSWORD),
             &client(),
+            None,
             None,
         )
         .await;
@@ -204,6 +231,43 @@ async fn over_budget_attempts_are_refused_without_any_verification() {
             })
         ),
         "{result:?}"
+    );
+}
+
+#[tokio::test]
+async fn a_refusal_tells_the_wait_of_the_spent_budget_that_frees_last() {
+    let mut setup = Setup::new(false);
+    setup.windows = MockRateLimitStore::new();
+    setup
+        .windows
+        .expect_reserve()
+        .returning(|_, _, _| Ok(reservation(false)));
+    setup.windows.expect_peek().times(1).returning(|_, _, _| {
+        Ok(RateStatus {
+            allowed: false,
+            limit: 30,
+            remaining: 0,
+            reset_after_millis: 299_001,
+        })
+    });
+    let result = setup
+        .build()
+        .sign_in(
+            "ana@boutique.fr",
+            &Password::attempt(PASSWORD),
+            &client(),
+            None,
+            None,
+        )
+        .await;
+    assert!(
+        matches!(
+            result,
+            Err(SignInError::Throttled {
+                retry_after_seconds: 300
+            })
+        ),
+        "the e-mail's budget frees in 62 s, the address's in 300 s: {result:?}"
     );
 }
 
@@ -249,6 +313,7 @@ async fn a_sign_in_starts_a_fresh_session_and_ends_the_one_the_browser_had() {
             &Password::attempt(PASSWORD),
             &client(),
             Some(&previous),
+            None,
         )
         .await
         .unwrap();
@@ -373,6 +438,7 @@ async fn a_second_sign_in_from_an_address_whose_verification_runs_is_refused_at_
         Arc::new(setup.sessions),
         hasher.clone(),
         Arc::new(setup.windows),
+        Arc::new(setup.device_secret),
         Arc::new(MockRandomTokens::new()),
         Arc::new(clock),
         SignInLimits::default(),
@@ -386,6 +452,7 @@ async fn a_second_sign_in_from_an_address_whose_verification_runs_is_refused_at_
                     "ana@boutique.fr",
                     &Password::attempt(password),
                     &client,
+                    None,
                     None,
                 )
                 .await
@@ -410,11 +477,11 @@ async fn a_second_sign_in_from_an_address_whose_verification_runs_is_refused_at_
     assert!(
         matches!(
             second,
-            Err(SignInError::Throttled {
+            Err(SignInError::Busy {
                 retry_after_seconds: 1
             })
         ),
-        "{second:?}"
+        "nothing failed, another sign-in is being checked: {second:?}"
     );
     assert_eq!(runs(), 1);
 
@@ -428,4 +495,162 @@ async fn a_second_sign_in_from_an_address_whose_verification_runs_is_refused_at_
             "{failed:?}"
         );
     }
+}
+
+/// Sign-ins on the domain's real windows with the default budgets: ana's password is
+/// [`PASSWORD`], and every success starts a session.
+fn on_real_windows() -> OwnerSessions {
+    let mut setup = Setup::new(false);
+    setup.windows = crate::port::mock_on_real_windows();
+    setup
+        .hasher
+        .expect_verify_password()
+        .returning(|password, _| Ok(password.expose() == PASSWORD));
+    setup
+        .sessions
+        .expect_delete_expired_sessions()
+        .returning(|_, _| Ok(0));
+    setup.sessions.expect_insert_session().returning(|_| Ok(()));
+    setup.build()
+}
+
+async fn attempt(
+    sessions: &OwnerSessions,
+    password: &str,
+    device: Option<&DeviceCookie>,
+) -> Result<StartedSession, SignInError> {
+    sessions
+        .sign_in(
+            "ana@boutique.fr",
+            &Password::attempt(password),
+            &client(),
+            None,
+            device,
+        )
+        .await
+}
+
+/// Ten wrong passwords for ana from browsers without her device cookie.
+async fn lock_out_strangers(sessions: &OwnerSessions) {
+    for _ in 0..10 {
+        let failed = attempt(sessions, "a stranger's guess", None).await;
+        assert!(
+            matches!(failed, Err(SignInError::InvalidCredentials)),
+            "{failed:?}"
+        );
+    }
+    let locked = attempt(sessions, PASSWORD, None).await;
+    assert!(
+        matches!(locked, Err(SignInError::Throttled { .. })),
+        "{locked:?}"
+    );
+}
+
+#[tokio::test]
+async fn the_owners_browser_signs_in_while_strangers_are_locked_out_of_the_email() {
+    let sessions = on_real_windows();
+    let device = attempt(&sessions, PASSWORD, None).await.unwrap().device;
+    assert!(
+        device
+            .device_for(
+                &device_secret(),
+                &OwnerEmail::parse("ana@boutique.fr").unwrap()
+            )
+            .is_some(),
+        "a sign-in hands out a device cookie for the owner's e-mail"
+    );
+
+    lock_out_strangers(&sessions).await;
+    let started = attempt(&sessions, PASSWORD, Some(&device)).await;
+    assert!(started.is_ok(), "the owner's own browser: {started:?}");
+    let fresh = started.unwrap().device;
+    assert_ne!(fresh, device, "each sign-in hands out a new one");
+    assert!(attempt(&sessions, PASSWORD, Some(&fresh)).await.is_ok());
+    assert!(
+        matches!(
+            attempt(&sessions, PASSWORD, None).await,
+            Err(SignInError::Throttled { .. })
+        ),
+        "strangers stay locked out"
+    );
+}
+
+#[tokio::test]
+async fn a_device_cookie_that_keeps_failing_is_locked_out_alone() {
+    let sessions = on_real_windows();
+    let device = attempt(&sessions, PASSWORD, None).await.unwrap().device;
+    for _ in 0..10 {
+        let failed = attempt(&sessions, "a wrong guess", Some(&device)).await;
+        assert!(
+            matches!(failed, Err(SignInError::InvalidCredentials)),
+            "{failed:?}"
+        );
+    }
+    let locked = attempt(&sessions, PASSWORD, Some(&device)).await;
+    assert!(
+        matches!(locked, Err(SignInError::Throttled { retry_after_seconds }) if retry_after_seconds > 60),
+        "its own 15 minutes: {locked:?}"
+    );
+    assert!(
+        attempt(&sessions, PASSWORD, None).await.is_ok(),
+        "the device's failures are not the e-mail's"
+    );
+}
+
+#[tokio::test]
+async fn a_forged_altered_or_foreign_device_cookie_counts_as_none() {
+    let sessions = on_real_windows();
+    let genuine = attempt(&sessions, PASSWORD, None).await.unwrap().device;
+    lock_out_strangers(&sessions).await;
+
+    let ana = OwnerEmail::parse("ana@boutique.fr").unwrap();
+    let bob = OwnerEmail::parse("bob@boutique.fr").unwrap();
+    let value = genuine.expose();
+    let last = if value.ends_with('0') { "1" } else { "0" };
+    let altered = format!("{}{last}", &value[..value.len() - 1]);
+    for (what, cookie) in [
+        (
+            "another e-mail's",
+            DeviceCookie::issue(&device_secret(), &bob, [4; 32]),
+        ),
+        (
+            "signed with another secret",
+            DeviceCookie::issue(&DeviceSecret::from_random_bytes([1; 32]), &ana, [4; 32]),
+        ),
+        ("altered", DeviceCookie::presented(&altered).unwrap()),
+    ] {
+        let refused = attempt(&sessions, PASSWORD, Some(&cookie)).await;
+        assert!(
+            matches!(refused, Err(SignInError::Throttled { .. })),
+            "{what}: {refused:?}"
+        );
+    }
+    assert!(attempt(&sessions, PASSWORD, Some(&genuine)).await.is_ok());
+}
+
+#[tokio::test]
+async fn the_device_secret_is_read_once_and_a_new_one_offered_only_to_an_empty_store() {
+    let mut setup = Setup::new(false);
+    setup
+        .hasher
+        .expect_verify_password()
+        .times(2)
+        .returning(|password, _| Ok(password.expose() == PASSWORD));
+    setup.device_secret = MockDeviceSecretStore::new();
+    // The store keeps the first candidate it is offered; this instance asks once.
+    setup
+        .device_secret
+        .expect_device_secret()
+        .times(1)
+        .returning(|candidate| Ok(candidate.clone()));
+    setup
+        .sessions
+        .expect_delete_expired_sessions()
+        .returning(|_, _| Ok(0));
+    setup.sessions.expect_insert_session().returning(|_| Ok(()));
+    setup.windows.expect_release().returning(|_, _| Ok(()));
+    let sessions = setup.build();
+    let device = attempt(&sessions, PASSWORD, None).await.unwrap().device;
+    let wrong = attempt(&sessions, "not the password", Some(&device)).await;
+    assert!(matches!(wrong, Err(SignInError::InvalidCredentials)));
 }
