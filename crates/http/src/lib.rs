@@ -44,13 +44,14 @@ mod operations;
 mod path_id;
 mod query;
 mod rate_limit;
+mod read_from;
 mod routes;
 mod server;
 
-pub use middleware::read_scope::ReadRouting;
 pub use mount::Mount;
 pub use openapi::openapi_json;
 pub use operations::{MetricsToken, Operations};
+pub use read_from::ReadRouting;
 pub use server::{ServerOptions, connection, serve, serve_app, serve_metrics};
 
 /// The use cases the handlers call; cloned into every actix worker.

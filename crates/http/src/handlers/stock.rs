@@ -19,6 +19,7 @@ use crate::error::{ApiError, FieldIssue, Resource};
 use crate::openapi::schemas::AdjustmentBody;
 use crate::openapi::{AdjustStock, IdempotencyKeyHeader, ListStock, StockListParams};
 use crate::query::{QueryParams, expect_none};
+use crate::read_from::read_from;
 
 /// The query parameters the list accepts; its `params(...)` documents the same (tested).
 pub(crate) const LIST_PARAMETERS: &[&str] = &[
@@ -54,9 +55,10 @@ pub async fn list(
 ) -> Result<HttpResponse, ApiError> {
     let principal = authenticate(&request, &state, Operation::ListStock).await?;
     let query = list_query(request.query_string())?;
+    let from = read_from(&request, &principal).await;
     let page = state
         .stock
-        .list(&principal.shop.id, &query)
+        .list(&principal.shop.id, &query, from)
         .await
         .map_err(ApiError::reading(Resource::Variant))?;
     ListDto::from_page(&page, StockEntryDto::from).into_response()
