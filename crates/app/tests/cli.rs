@@ -10,6 +10,7 @@ mod owners;
 #[path = "cli/serve.rs"]
 mod serve;
 
+use shop_ports::port::ReadFrom;
 use std::path::Path;
 use std::process::{Command, Output};
 
@@ -109,10 +110,12 @@ impl Cli {
             ..OrderListQuery::default()
         };
         (
-            db.list_products(&shop.id, &products)
+            db.list_products(&shop.id, &products, ReadFrom::Primary)
                 .await
                 .expect("products"),
-            db.list_orders(&shop.id, &orders).await.expect("orders"),
+            db.list_orders(&shop.id, &orders, ReadFrom::Primary)
+                .await
+                .expect("orders"),
         )
     }
 

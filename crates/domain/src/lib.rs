@@ -8,6 +8,7 @@
 pub mod access;
 pub mod api_key;
 pub mod catalogue;
+mod checkpoint;
 pub mod client;
 pub mod client_address;
 pub mod color;

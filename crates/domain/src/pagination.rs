@@ -12,6 +12,7 @@ use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use sha2::{Digest, Sha256};
 
 use crate::Timestamp;
+use crate::checkpoint::checkpoint;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct PageLimit(u8);
@@ -148,7 +149,7 @@ pub struct Page<T> {
     pub has_more: bool,
     pub next_cursor: Option<String>,
     pub limit: PageLimit,
-    /// The checkpoint of an API list page ([`crate::sync::checkpoint`]); `None` elsewhere.
+    /// The checkpoint of an API list page (`checkpoint.rs`); `None` elsewhere.
     pub synced_at: Option<Timestamp>,
 }
 
@@ -179,7 +180,7 @@ impl<T> Page<T> {
     /// The page of an API list whose read started at `read_started`, with its checkpoint.
     pub fn read_at(self, read_started: Timestamp) -> Self {
         Self {
-            synced_at: Some(crate::sync::checkpoint(read_started)),
+            synced_at: Some(checkpoint(read_started)),
             ..self
         }
     }

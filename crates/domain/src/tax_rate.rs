@@ -43,44 +43,7 @@ impl TaxRate {
 /// `"20.00"`, `"5.50"`: no leading zero padding, always two decimals.
 impl fmt::Display for TaxRate {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.text().as_str())
-    }
-}
-
-/// A rate's rendering in a fixed buffer (at most `100.00`), for a serializer that takes the
-/// text at once rather than through `fmt`: every order item and product carries one.
-#[derive(Clone, Copy, Debug)]
-pub struct TaxRateText {
-    bytes: [u8; 6],
-    len: usize,
-}
-
-impl TaxRateText {
-    pub fn as_str(&self) -> &str {
-        // Only ASCII digits and a dot were written.
-        std::str::from_utf8(&self.bytes[..self.len]).unwrap_or("0.00")
-    }
-}
-
-impl TaxRate {
-    /// `"20.00"`: the units without leading zeros, then two decimals.
-    pub fn text(self) -> TaxRateText {
-        let mut bytes = [0; 6];
-        let mut len = 0;
-        let units = self.0 / 100;
-        for divisor in [100, 10, 1] {
-            if units >= divisor || divisor == 1 {
-                bytes[len] = b'0' + (units / divisor % 10) as u8;
-                len += 1;
-            }
-        }
-        bytes[len] = b'.';
-        bytes[len + 1] = b'0' + (self.0 % 100 / 10) as u8;
-        bytes[len + 2] = b'0' + (self.0 % 10) as u8;
-        TaxRateText {
-            bytes,
-            len: len + 3,
-        }
+        write!(f, "{}.{:02}", self.0 / 100, self.0 % 100)
     }
 }
 
@@ -105,7 +68,7 @@ mod tests {
         );
         for hundredths in 0..=10_000 {
             let rate = TaxRate::from_hundredths(hundredths).unwrap();
-            assert_eq!(TaxRate::parse(rate.text().as_str()), Ok(rate));
+            assert_eq!(TaxRate::parse(&rate.to_string()), Ok(rate));
         }
     }
 

@@ -77,55 +77,27 @@ impl Timestamp {
     }
 }
 
-/// The API's rendering, written without building a `String` first: response bodies carry
-/// several timestamps per row, and formatting them through a format description cost a
-/// noticeable share of a list page's CPU (see docs/PERFORMANCE.md, "Figures behind design
-/// choices in the code", "Timestamps written without a format description").
+/// The API's rendering (`2026-11-21T09:30:00.000Z`).
 impl fmt::Display for Timestamp {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.rfc3339_text() {
-            Some(text) => f.write_str(text.as_str()),
+        let at = self.to_datetime();
+        if (0..=9999).contains(&at.year()) {
+            write!(
+                f,
+                "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:03}Z",
+                at.year(),
+                u8::from(at.month()),
+                at.day(),
+                at.hour(),
+                at.minute(),
+                at.second(),
+                at.millisecond()
+            )
+        } else {
             // Years before 0 only come from absurd stored values; time's general formatter
             // knows how to write them.
-            None => f.write_str(&self.formatted_by_description()),
+            f.write_str(&self.formatted_by_description())
         }
-    }
-}
-
-/// A timestamp's rendering in a fixed buffer, for a serializer that takes the text at once
-/// rather than through `fmt` (`shop-http`'s DTOs).
-#[derive(Clone, Copy, Debug)]
-pub struct Rfc3339Text([u8; 24]);
-
-impl Rfc3339Text {
-    pub fn as_str(&self) -> &str {
-        // Only ASCII digits were written into an ASCII template.
-        std::str::from_utf8(&self.0).unwrap_or("1970-01-01T00:00:00.000Z")
-    }
-}
-
-impl Timestamp {
-    /// The API's rendering (`2026-11-21T09:30:00.000Z`), for years 0 to 9999.
-    pub fn rfc3339_text(self) -> Option<Rfc3339Text> {
-        let at = self.to_datetime();
-        let year = u16::try_from(at.year()).ok()?;
-        let mut text = *b"0000-00-00T00:00:00.000Z";
-        put_digits(&mut text[0..4], year);
-        put_digits(&mut text[5..7], u16::from(u8::from(at.month())));
-        put_digits(&mut text[8..10], u16::from(at.day()));
-        put_digits(&mut text[11..13], u16::from(at.hour()));
-        put_digits(&mut text[14..16], u16::from(at.minute()));
-        put_digits(&mut text[17..19], u16::from(at.second()));
-        put_digits(&mut text[20..23], at.millisecond());
-        Some(Rfc3339Text(text))
-    }
-}
-
-/// Writes `value`'s last `slot.len()` decimal digits, zero-padded, into `slot`.
-fn put_digits(slot: &mut [u8], mut value: u16) {
-    for digit in slot.iter_mut().rev() {
-        *digit = b'0' + (value % 10) as u8;
-        value /= 10;
     }
 }
 

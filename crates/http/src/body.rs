@@ -17,8 +17,8 @@ use serde::de::{self, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::Value;
 use shop_domain::text::refuse_nul;
 
+use crate::connection;
 use crate::error::{ApiError, FieldIssue};
-use crate::server::connection;
 
 /// The members of a JSON object body, each accepted name present at most once, plus the
 /// issues found so far.

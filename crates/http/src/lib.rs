@@ -32,6 +32,7 @@ use shop_ports::usecase::{
 
 mod auth;
 mod body;
+pub mod connection;
 pub mod connection_errors;
 mod dto;
 mod error;
@@ -44,14 +45,15 @@ mod operations;
 mod path_id;
 mod query;
 mod rate_limit;
+mod read_from;
 mod routes;
 mod server;
 
-pub use middleware::read_scope::ReadRouting;
 pub use mount::Mount;
 pub use openapi::openapi_json;
 pub use operations::{MetricsToken, MetricsTokenTooShort, Operations};
-pub use server::{ServerOptions, connection, serve, serve_app, serve_metrics};
+pub use read_from::ReadRouting;
+pub use server::{ServerOptions, serve, serve_app, serve_metrics};
 
 /// The use cases the handlers call; cloned into every actix worker.
 #[derive(Clone)]

@@ -22,20 +22,8 @@ use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
 use utoipa::{Modify, OpenApi};
 use utoipa_swagger_ui::{Config, SwaggerUi};
 
-use crate::handlers::{clients, loyalty, me, orders, products, stock};
-
-mod params;
-mod responses;
-pub(crate) mod schemas;
-
-pub(crate) use params::{
-    ClientListParams, IdPath, IdempotencyKeyHeader, OrderListParams, ProductListParams,
-    StockListParams,
-};
-pub(crate) use responses::{
-    AdjustStock, ListClients, ListOrders, ListProducts, ListStock, ShowClient, ShowLoyalty, ShowMe,
-    ShowOrder, ShowProduct,
-};
+use crate::dto::schemas;
+use crate::handlers::{clients, loyalty, me, orders, products, responses, stock};
 
 /// Where the document is served.
 pub const DOCUMENT_PATH: &str = "/api/v1/openapi.json";

@@ -21,7 +21,7 @@ use subtle::ConstantTimeEq;
 
 use crate::handlers::{fallback, health};
 use crate::metrics::{self, Metrics};
-use crate::middleware::read_scope::ReadRouting;
+use crate::read_from::ReadRouting;
 use crate::routes::read;
 
 /// Cheap to clone; one per server, shared by its workers (and by a separate metrics server).
@@ -109,7 +109,7 @@ impl Operations {
     }
 
     /// Reads may go to the database's replicas, each key's after its last write
-    /// (`middleware::read_scope`).
+    /// (`read_from.rs`).
     pub fn routing_reads(mut self, routing: ReadRouting) -> Self {
         self.read_routing = Some(routing);
         self

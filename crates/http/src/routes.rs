@@ -11,7 +11,6 @@ use actix_web::{Error, FromRequest, Handler, Resource, Responder, web};
 
 use crate::handlers::{clients, loyalty, me, orders, products, stock};
 use crate::middleware::catch_panic::catch_panic;
-use crate::middleware::read_scope::scope_reads;
 use crate::openapi;
 
 pub fn configure(config: &mut web::ServiceConfig) {
@@ -56,7 +55,6 @@ where
     web::resource(path)
         .route(web::get().to(handler.clone()))
         .route(web::head().to(handler))
-        .wrap(from_fn(scope_reads))
         .wrap(from_fn(catch_panic))
 }
 

@@ -16,7 +16,7 @@ use crate::handlers::fallback;
 use crate::middleware::{api_headers, envelope, observe, rate_limit_headers};
 use crate::mount::{Mount, Mounts};
 use crate::operations::{self, Operations};
-use crate::{ApiState, openapi, routes};
+use crate::{ApiState, connection, openapi, routes};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ServerOptions {
@@ -43,27 +43,6 @@ impl Default for ServerOptions {
             stop_on_signals: true,
         }
     }
-}
-
-/// The connection settings of every server of this service, applied by [`serve_app`]: slow
-/// or idle clients cannot hold a connection for long.
-pub mod connection {
-    use std::time::Duration;
-
-    /// The whole request head must arrive within this after the connection opens (or after
-    /// the previous response on a kept-alive one); otherwise 408 and the connection closes.
-    pub const CLIENT_REQUEST_TIMEOUT: Duration = Duration::from_secs(5);
-    /// A request's body must arrive within this once its handler starts reading it (after
-    /// authentication); otherwise 408 `REQUEST_TIMEOUT` and the connection closes. 64 KiB in
-    /// 10 s is 6.5 KB/s: only a client trickling on purpose, or one that is stuck, is cut.
-    pub const BODY_READ_TIMEOUT: Duration = Duration::from_secs(10);
-    /// How long a closing connection may take to shut down cleanly.
-    pub const CLIENT_DISCONNECT_TIMEOUT: Duration = Duration::from_secs(1);
-    /// An idle kept-alive connection is closed after this. Load balancers usually keep theirs
-    /// for 60 s or less and must close first, hence a little more.
-    pub const KEEP_ALIVE: Duration = Duration::from_secs(75);
-    /// Connections one worker serves at once; more wait in the listen backlog.
-    pub const MAX_CONNECTIONS_PER_WORKER: usize = 10_000;
 }
 
 /// Serves the API, and the adapters of `mounts` beside it, on an already-bound listener (the

@@ -18,7 +18,7 @@ use diesel_async::{AsyncConnectionCore, AsyncPgConnection, RunQueryDsl};
 use shop_domain::catalogue::{Product, ProductListQuery};
 use shop_domain::id::{ProductId, ShopId};
 use shop_ports::StoreError;
-use shop_ports::port::CatalogueRepository;
+use shop_ports::port::{CatalogueRepository, ReadFrom};
 
 use crate::by_parent::by_parent_on_sqlite;
 use crate::database::{Database, SqliteOn, SqliteRunner, impl_for_each_backend, with_read_conn};
@@ -304,8 +304,9 @@ impl CatalogueRepository for Database {
         &self,
         shop: &ShopId,
         query: &ProductListQuery,
+        from: ReadFrom,
     ) -> Result<Vec<Product>, StoreError> {
-        let mut products = with_read_conn!(self, |conn| conn
+        let mut products = with_read_conn!(self, from, |conn| conn
             .load_products(shop, Selection::Page(query))
             .await)?;
         // The statement may read a few more than asked for (first_rows.rs).
@@ -317,8 +318,9 @@ impl CatalogueRepository for Database {
         &self,
         shop: &ShopId,
         id: &ProductId,
+        from: ReadFrom,
     ) -> Result<Option<Product>, StoreError> {
-        let mut found = with_read_conn!(self, |conn| conn
+        let mut found = with_read_conn!(self, from, |conn| conn
             .load_products(shop, Selection::Ids(std::slice::from_ref(id)))
             .await)?;
         Ok(found.pop())

@@ -10,7 +10,7 @@ use diesel_async::RunQueryDsl;
 use shop_domain::client::{Client, ClientListQuery};
 use shop_domain::id::{ClientId, ShopId};
 use shop_ports::StoreError;
-use shop_ports::port::ClientRepository;
+use shop_ports::port::{ClientRepository, ReadFrom};
 
 use crate::catalogue::contains_pattern;
 use crate::database::{Database, impl_for_each_backend, with_read_conn};
@@ -99,8 +99,9 @@ impl ClientRepository for Database {
         &self,
         shop: &ShopId,
         query: &ClientListQuery,
+        from: ReadFrom,
     ) -> Result<Vec<Client>, StoreError> {
-        let mut clients = with_read_conn!(self, |conn| conn
+        let mut clients = with_read_conn!(self, from, |conn| conn
             .load_clients(shop, ClientSelection::Page(query))
             .await)?;
         // The statement may read a few more than asked for (first_rows.rs).
@@ -112,8 +113,9 @@ impl ClientRepository for Database {
         &self,
         shop: &ShopId,
         id: &ClientId,
+        from: ReadFrom,
     ) -> Result<Option<Client>, StoreError> {
-        let mut found = with_read_conn!(self, |conn| conn
+        let mut found = with_read_conn!(self, from, |conn| conn
             .load_clients(shop, ClientSelection::Ids(std::slice::from_ref(id)))
             .await)?;
         Ok(found.pop())

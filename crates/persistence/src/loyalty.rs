@@ -6,7 +6,7 @@ use diesel_async::RunQueryDsl;
 use shop_domain::id::{ClientId, ShopId};
 use shop_domain::loyalty::{LotteryTicket, LoyaltyTier, Spin};
 use shop_ports::StoreError;
-use shop_ports::port::LoyaltyRepository;
+use shop_ports::port::{LoyaltyRepository, ReadFrom};
 
 use crate::database::{Database, with_read_conn};
 use crate::error::DbError;
@@ -16,8 +16,8 @@ use crate::schema::{lottery_tickets, loyalty_tiers, spins};
 
 #[async_trait]
 impl LoyaltyRepository for Database {
-    async fn tiers(&self, shop: &ShopId) -> Result<Vec<LoyaltyTier>, StoreError> {
-        let rows = with_read_conn!(self, |conn| loyalty_tiers::table
+    async fn tiers(&self, shop: &ShopId, from: ReadFrom) -> Result<Vec<LoyaltyTier>, StoreError> {
+        let rows = with_read_conn!(self, from, |conn| loyalty_tiers::table
             .filter(loyalty_tiers::shop_id.eq(shop.as_str()))
             .order((
                 loyalty_tiers::min_points_lifetime.asc(),
@@ -37,8 +37,9 @@ impl LoyaltyRepository for Database {
         shop: &ShopId,
         client: &ClientId,
         limit: usize,
+        from: ReadFrom,
     ) -> Result<Vec<LotteryTicket>, StoreError> {
-        let rows = with_read_conn!(self, |conn| {
+        let rows = with_read_conn!(self, from, |conn| {
             let newest_first = lottery_tickets::table
                 .filter(lottery_tickets::shop_id.eq(shop.as_str()))
                 .filter(lottery_tickets::client_id.eq(client.as_str()))
@@ -62,8 +63,9 @@ impl LoyaltyRepository for Database {
         shop: &ShopId,
         client: &ClientId,
         limit: usize,
+        from: ReadFrom,
     ) -> Result<Vec<Spin>, StoreError> {
-        let rows = with_read_conn!(self, |conn| {
+        let rows = with_read_conn!(self, from, |conn| {
             let newest_first = spins::table
                 .filter(spins::shop_id.eq(shop.as_str()))
                 .filter(spins::client_id.eq(client.as_str()))

@@ -17,7 +17,7 @@ use diesel_async::{AsyncConnectionCore, AsyncPgConnection, RunQueryDsl};
 use shop_domain::id::{OrderId, ShopId};
 use shop_domain::order::{Order, OrderListQuery};
 use shop_ports::StoreError;
-use shop_ports::port::OrderRepository;
+use shop_ports::port::{OrderRepository, ReadFrom};
 
 use crate::by_parent::by_parent_on_sqlite;
 use crate::database::{Database, SqliteOn, SqliteRunner, impl_for_each_backend, with_read_conn};
@@ -239,8 +239,9 @@ impl OrderRepository for Database {
         &self,
         shop: &ShopId,
         query: &OrderListQuery,
+        from: ReadFrom,
     ) -> Result<Vec<Order>, StoreError> {
-        let mut orders = with_read_conn!(self, |conn| conn
+        let mut orders = with_read_conn!(self, from, |conn| conn
             .load_orders(shop, OrderSelection::Page(query))
             .await)?;
         // The statement may read a few more than asked for (first_rows.rs).
@@ -248,8 +249,13 @@ impl OrderRepository for Database {
         Ok(orders)
     }
 
-    async fn find_order(&self, shop: &ShopId, id: &OrderId) -> Result<Option<Order>, StoreError> {
-        let mut found = with_read_conn!(self, |conn| conn
+    async fn find_order(
+        &self,
+        shop: &ShopId,
+        id: &OrderId,
+        from: ReadFrom,
+    ) -> Result<Option<Order>, StoreError> {
+        let mut found = with_read_conn!(self, from, |conn| conn
             .load_orders(shop, OrderSelection::Ids(std::slice::from_ref(id)))
             .await)?;
         Ok(found.pop())

@@ -20,7 +20,8 @@ use shop_domain::id::{ShopId, VariantId};
 use shop_domain::stock::{ActivityQuery, StockActivity, StockEntry, StockListQuery, StockMovement};
 use shop_ports::StoreError;
 use shop_ports::port::{
-    AdjustmentCommand, AdjustmentOutcome, StockRepository, TrackingCommand, TrackingOutcome,
+    AdjustmentCommand, AdjustmentOutcome, ReadFrom, StockRepository, TrackingCommand,
+    TrackingOutcome,
 };
 
 use crate::catalogue::contains_pattern;
@@ -39,8 +40,9 @@ impl StockRepository for Database {
         &self,
         shop: &ShopId,
         query: &StockListQuery,
+        from: ReadFrom,
     ) -> Result<Vec<StockEntry>, StoreError> {
-        let rows: Vec<StockEntryRow> = with_read_conn!(self, |conn| {
+        let rows: Vec<StockEntryRow> = with_read_conn!(self, from, |conn| {
             // The page: chosen on `variants` alone, walking (shop, id) in order and stopping at
             // `limit + 1`; the product's conditions are an EXISTS on it.
             let product = products::table

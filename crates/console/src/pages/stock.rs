@@ -12,7 +12,7 @@ use shop_domain::id::VariantId;
 use shop_domain::pagination::PageLimit;
 use shop_domain::stock::{StockEntry, StockListQuery, stock_cursor_position};
 use shop_domain::text::{SearchTerm, refuse_nul};
-use shop_ports::port::TrackingOutcome;
+use shop_ports::port::{ReadFrom, TrackingOutcome};
 
 use crate::ConsoleState;
 use crate::error::ConsoleError;
@@ -134,7 +134,11 @@ pub async fn list(
         limit: PageLimit::STOCK_DEFAULT,
         ..StockListQuery::default()
     };
-    let page = state.stock.list(&owner.signed_in.shop.id, &query).await?;
+    // The owner sees the stock as it is now, switches just made included: the primary.
+    let page = state
+        .stock
+        .list(&owner.signed_in.shop.id, &query, ReadFrom::Primary)
+        .await?;
     let next = page.next_cursor.map(|cursor| {
         Place {
             q: place.q.clone(),

@@ -64,6 +64,21 @@ impl AdjustmentReason {
     }
 }
 
+/// The variant an adjustment names, as sent: not empty. An id outside the id alphabet is
+/// valid here: it names no variant, and the adjustment finds none.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RequestedVariant(String);
+
+impl RequestedVariant {
+    pub fn parse(text: &str) -> Result<Self, &'static str> {
+        if text.is_empty() {
+            Err("must not be empty")
+        } else {
+            Ok(Self(text.to_owned()))
+        }
+    }
+}
+
 /// One invalid field of an adjustment request.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct AdjustmentProblem {
@@ -84,6 +99,17 @@ pub struct AdjustmentRequest {
 }
 
 impl AdjustmentRequest {
+    /// The request of three valid fields.
+    pub fn new(variant: RequestedVariant, delta: StockDelta, reason: AdjustmentReason) -> Self {
+        let RequestedVariant(requested_variant) = variant;
+        Self {
+            variant_id: VariantId::parse(&requested_variant).ok(),
+            requested_variant,
+            delta,
+            reason,
+        }
+    }
+
     /// Checks every field and reports every problem, not only the first.
     pub fn parse(
         variant_id: &str,
@@ -91,12 +117,12 @@ impl AdjustmentRequest {
         reason: &str,
     ) -> Result<Self, Vec<AdjustmentProblem>> {
         let mut problems = Vec::new();
-        if variant_id.is_empty() {
+        let variant = RequestedVariant::parse(variant_id).map_err(|message| {
             problems.push(AdjustmentProblem {
                 field: "variantId",
-                message: "must not be empty",
-            });
-        }
+                message,
+            })
+        });
         let delta = StockDelta::new(quantity).map_err(|message| {
             problems.push(AdjustmentProblem {
                 field: "quantity",
@@ -109,13 +135,8 @@ impl AdjustmentRequest {
                 message,
             })
         });
-        match (delta, reason) {
-            (Ok(delta), Ok(reason)) if problems.is_empty() => Ok(Self {
-                requested_variant: variant_id.to_owned(),
-                variant_id: VariantId::parse(variant_id).ok(),
-                delta,
-                reason,
-            }),
+        match (variant, delta, reason) {
+            (Ok(variant), Ok(delta), Ok(reason)) => Ok(Self::new(variant, delta, reason)),
             _ => Err(problems),
         }
     }

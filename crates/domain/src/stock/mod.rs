@@ -11,7 +11,8 @@ pub use activity::{
 };
 pub use adjustment::{
     AdjustmentProblem, AdjustmentReason, AdjustmentRequest, AdjustmentResult, MAX_ABS_QUANTITY,
-    MAX_ABS_STOCK, MAX_REASON_LEN, StockAdjustment, StockDelta, StockMovement, stock_in_range,
+    MAX_ABS_STOCK, MAX_REASON_LEN, RequestedVariant, StockAdjustment, StockDelta, StockMovement,
+    stock_in_range,
 };
 pub use entry::{
     StockEntry, StockListQuery, stock_cursor, stock_cursor_position, stock_entry_changed,

@@ -17,25 +17,15 @@
 //! The property test below plays random interleavings of writes and page reads against these
 //! rules.
 
+// Written in `checkpoint.rs`, which `pagination` uses too (every page carries a checkpoint),
+// so that `pagination` needs nothing of this module.
+pub use crate::checkpoint::{
+    CHECKPOINT_OVERLAP_MS, CLOCK_SKEW_ALLOWANCE_MS, MAX_WRITE_SPAN_MS, checkpoint,
+};
+
 use crate::Timestamp;
 use crate::day::{parse_day, start_of};
 use crate::pagination::{Cursor, CursorKind, InvalidCursor};
-
-/// The longest a write may take from stamping `updatedAt` to its commit.
-pub const MAX_WRITE_SPAN_MS: i64 = 30_000;
-
-/// How far the clocks of two instances (or of an instance and the import's command line) may
-/// disagree without a sync missing a change.
-pub const CLOCK_SKEW_ALLOWANCE_MS: i64 = 30_000;
-
-/// How far behind the read a checkpoint is set.
-pub const CHECKPOINT_OVERLAP_MS: i64 = MAX_WRITE_SPAN_MS + CLOCK_SKEW_ALLOWANCE_MS;
-
-/// The checkpoint of a page whose read started at `read_started`: pass it as `updatedSince`
-/// on the next sync.
-pub const fn checkpoint(read_started: Timestamp) -> Timestamp {
-    read_started.plus_millis(-CHECKPOINT_OVERLAP_MS)
-}
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("expected an RFC 3339 instant (2026-11-21T09:30:00Z) or a date (2026-11-21)")]

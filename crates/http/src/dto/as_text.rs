@@ -4,10 +4,16 @@
 //! a `String` field would allocate and copy each, and `fmt` through serde's `collect_str` cost
 //! a few percent of a list page's CPU (docs/PERFORMANCE.md, "One parent decoded once").
 
+mod rfc3339;
+mod tax_rate;
+
 use serde::Serializer;
 use shop_domain::Timestamp;
 use shop_domain::color::HexColor;
 use shop_domain::tax_rate::TaxRate;
+
+use rfc3339::Rfc3339Text;
+use tax_rate::TaxRateText;
 
 /// A value whose text the API shows, made without `fmt`.
 pub trait ShortText {
@@ -16,7 +22,7 @@ pub trait ShortText {
 
 impl ShortText for Timestamp {
     fn with_text<R>(&self, write: impl FnOnce(&str) -> R) -> R {
-        match self.rfc3339_text() {
+        match Rfc3339Text::of(*self) {
             Some(text) => write(text.as_str()),
             None => write(&self.to_rfc3339()),
         }
@@ -25,7 +31,7 @@ impl ShortText for Timestamp {
 
 impl ShortText for TaxRate {
     fn with_text<R>(&self, write: impl FnOnce(&str) -> R) -> R {
-        write(self.text().as_str())
+        write(TaxRateText::of(*self).as_str())
     }
 }
 
@@ -33,6 +39,11 @@ impl ShortText for &HexColor {
     fn with_text<R>(&self, write: impl FnOnce(&str) -> R) -> R {
         write(self.as_str())
     }
+}
+
+/// The API's text of a timestamp, for a DTO field that holds it as a `String`.
+pub fn rfc3339(at: Timestamp) -> String {
+    at.with_text(str::to_owned)
 }
 
 pub fn serialize<T: ShortText, S: Serializer>(value: &T, serializer: S) -> Result<S::Ok, S::Error> {

@@ -7,6 +7,8 @@ use serde::Serialize;
 use shop_domain::client::{Billing, Client, ClientLoyalty};
 use utoipa::ToSchema;
 
+use crate::dto::as_text;
+
 /// An identified client of the shop.
 #[derive(Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
@@ -79,8 +81,8 @@ impl From<&Client> for ClientDto {
             loyalty: ClientLoyaltyDto::from(&client.loyalty),
             receipt_by_email: client.receipt_by_email,
             tags: client.tags.clone(),
-            created_at: client.created_at.to_rfc3339(),
-            updated_at: client.updated_at.to_rfc3339(),
+            created_at: as_text::rfc3339(client.created_at),
+            updated_at: as_text::rfc3339(client.updated_at),
         }
     }
 }
@@ -102,10 +104,10 @@ impl From<&ClientLoyalty> for ClientLoyaltyDto {
     fn from(loyalty: &ClientLoyalty) -> Self {
         Self {
             points: loyalty.points,
-            expires_at: loyalty.expires_at.map(|at| at.to_rfc3339()),
+            expires_at: loyalty.expires_at.map(as_text::rfc3339),
             points_lifetime: loyalty.points_lifetime,
             points_all_time: loyalty.points_all_time,
-            tier_achieved_at: loyalty.tier_achieved_at.map(|at| at.to_rfc3339()),
+            tier_achieved_at: loyalty.tier_achieved_at.map(as_text::rfc3339),
         }
     }
 }

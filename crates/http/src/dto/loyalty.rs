@@ -6,6 +6,8 @@ use shop_domain::loyalty::{LotteryTicket, LoyaltyTier, NextTier, Spin, TierStand
 use shop_ports::usecase::LoyaltySummary;
 use utoipa::ToSchema;
 
+use crate::dto::as_text;
+
 /// A client's loyalty balance, tier standing, and latest lottery tickets and spins.
 #[derive(Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
@@ -136,7 +138,7 @@ impl CurrentTierDto {
             name: tier.name.clone(),
             min_points_lifetime: tier.min_points_lifetime,
             color: tier.color.to_string(),
-            achieved_at: achieved_at.map(|at| at.to_rfc3339()),
+            achieved_at: achieved_at.map(as_text::rfc3339),
         }
     }
 }
@@ -157,7 +159,7 @@ impl From<&LotteryTicket> for TicketDto {
         Self {
             id: ticket.id.to_string(),
             order_id: ticket.order_id.as_ref().map(ToString::to_string),
-            created_at: ticket.created_at.to_rfc3339(),
+            created_at: as_text::rfc3339(ticket.created_at),
         }
     }
 }
@@ -170,7 +172,7 @@ impl From<&Spin> for SpinDto {
             won: spin.won,
             prize_label: spin.prize_label.clone(),
             prize_type: spin.prize_type.clone(),
-            created_at: spin.created_at.to_rfc3339(),
+            created_at: as_text::rfc3339(spin.created_at),
         }
     }
 }

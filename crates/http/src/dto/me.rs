@@ -5,7 +5,7 @@ use shop_domain::scope::Scope;
 use shop_ports::usecase::Principal;
 use utoipa::ToSchema;
 
-use crate::openapi::schemas::ScopeName;
+use crate::dto::schemas::ScopeName;
 
 /// The shop and the API key the caller authenticated with.
 #[derive(Debug, Serialize, ToSchema)]

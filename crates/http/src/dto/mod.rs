@@ -23,4 +23,5 @@ pub mod me;
 pub mod order;
 pub mod page;
 pub mod product;
+pub(crate) mod schemas;
 pub mod stock;

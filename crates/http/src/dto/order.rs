@@ -11,7 +11,7 @@ use shop_domain::tax_rate::TaxRate;
 use utoipa::ToSchema;
 
 use crate::dto::as_text;
-use crate::openapi::schemas::{OrderSource, OrderStatus, PaymentStatus, always_null};
+use crate::dto::schemas::{OrderSource, OrderStatus, PaymentStatus, always_null};
 
 /// An order with its complete lines. Amounts are integer cents.
 #[derive(Debug, Serialize, ToSchema)]

@@ -87,7 +87,7 @@ impl From<&StockAdjustment> for StockAdjustmentDto {
             new_stock: adjustment.new_stock,
             delta: adjustment.delta,
             movement_id: adjustment.movement_id.to_string(),
-            applied_at: adjustment.applied_at.to_rfc3339(),
+            applied_at: as_text::rfc3339(adjustment.applied_at),
         }
     }
 }

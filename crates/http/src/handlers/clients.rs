@@ -11,9 +11,11 @@ use crate::auth::authenticate;
 use crate::dto::client::ClientDto;
 use crate::dto::page::{DataDto, ListDto};
 use crate::error::{ApiError, Resource};
-use crate::openapi::{ClientListParams, IdPath, ListClients, ShowClient};
+use crate::handlers::params::{ClientListParams, IdPath};
+use crate::handlers::responses::{ListClients, ShowClient};
 use crate::path_id::PathId;
 use crate::query::{QueryParams, expect_none};
+use crate::read_from::read_from;
 
 /// The query parameters the list accepts; its `params(...)` documents the same (tested).
 pub(crate) const LIST_PARAMETERS: &[&str] = &["cursor", "limit", "q", "updatedSince"];
@@ -34,9 +36,10 @@ pub async fn list(
 ) -> Result<HttpResponse, ApiError> {
     let principal = authenticate(&request, &state, Operation::ListClients).await?;
     let query = list_query(request.query_string())?;
+    let from = read_from(&request, &principal).await;
     let page = state
         .clients
-        .list(&principal.shop.id, &query)
+        .list(&principal.shop.id, &query, from)
         .await
         .map_err(ApiError::reading(Resource::Client))?;
     ListDto::from_page(&page, ClientDto::from).into_response()
@@ -60,9 +63,10 @@ pub async fn show(
     let principal = authenticate(&request, &state, Operation::GetClient).await?;
     expect_none(request.query_string())?;
     let id = id.or_not_found(Resource::Client)?;
+    let from = read_from(&request, &principal).await;
     let client = state
         .clients
-        .get(&principal.shop.id, &id)
+        .get(&principal.shop.id, &id, from)
         .await
         .map_err(ApiError::reading(Resource::Client))?;
     Ok(HttpResponse::Ok().json(DataDto::new(ClientDto::from(&client))))

@@ -9,9 +9,11 @@ use crate::auth::authenticate;
 use crate::dto::loyalty::LoyaltySummaryDto;
 use crate::dto::page::DataDto;
 use crate::error::{ApiError, Resource};
-use crate::openapi::{IdPath, ShowLoyalty};
+use crate::handlers::params::IdPath;
+use crate::handlers::responses::ShowLoyalty;
 use crate::path_id::PathId;
 use crate::query::expect_none;
+use crate::read_from::read_from;
 
 #[utoipa::path(
     get,
@@ -33,9 +35,10 @@ pub async fn show(
     expect_none(request.query_string())?;
     // What is missing is the client whose summary was asked for.
     let id = id.or_not_found(Resource::Client)?;
+    let from = read_from(&request, &principal).await;
     let summary = state
         .loyalty
-        .summary(&principal.shop.id, &id)
+        .summary(&principal.shop.id, &id, from)
         .await
         .map_err(ApiError::reading(Resource::Client))?;
     Ok(HttpResponse::Ok().json(DataDto::new(LoyaltySummaryDto::from(&summary))))

@@ -7,7 +7,7 @@ use crate::ApiState;
 use crate::auth::authenticate;
 use crate::dto::me::MeDto;
 use crate::error::ApiError;
-use crate::openapi::ShowMe;
+use crate::handlers::responses::ShowMe;
 use crate::query::expect_none;
 
 #[utoipa::path(

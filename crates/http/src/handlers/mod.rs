@@ -1,5 +1,7 @@
 //! One async function per endpoint. Each follows the contract's order: authenticate for its
-//! operation, parse the query (and a write's body), call the use case, convert to a DTO.
+//! operation, parse the query (and a write's body), call the use case, convert to a DTO. Its
+//! `#[utoipa::path]` names its parameters (`params`) and its responses (`responses`), which
+//! `crate::openapi` gathers into the document.
 
 pub mod clients;
 pub mod fallback;
@@ -7,5 +9,7 @@ pub mod health;
 pub mod loyalty;
 pub mod me;
 pub mod orders;
+pub(crate) mod params;
 pub mod products;
+pub(crate) mod responses;
 pub mod stock;

@@ -14,9 +14,11 @@ use crate::auth::authenticate;
 use crate::dto::order::OrderDto;
 use crate::dto::page::{DataDto, ListDto};
 use crate::error::{ApiError, Resource};
-use crate::openapi::{IdPath, ListOrders, OrderListParams, ShowOrder};
+use crate::handlers::params::{IdPath, OrderListParams};
+use crate::handlers::responses::{ListOrders, ShowOrder};
 use crate::path_id::PathId;
 use crate::query::{QueryParams, expect_none};
+use crate::read_from::read_from;
 
 /// The query parameters the list accepts; its `params(...)` documents the same (tested).
 pub(crate) const LIST_PARAMETERS: &[&str] = &[
@@ -47,9 +49,10 @@ pub async fn list(
 ) -> Result<HttpResponse, ApiError> {
     let principal = authenticate(&request, &state, Operation::ListOrders).await?;
     let query = list_query(request.query_string())?;
+    let from = read_from(&request, &principal).await;
     let page = state
         .orders
-        .list(&principal.shop.id, &query)
+        .list(&principal.shop.id, &query, from)
         .await
         .map_err(ApiError::reading(Resource::Order))?;
     ListDto::from_page(&page, OrderDto::from).into_response()
@@ -73,9 +76,10 @@ pub async fn show(
     let principal = authenticate(&request, &state, Operation::GetOrder).await?;
     expect_none(request.query_string())?;
     let id = id.or_not_found(Resource::Order)?;
+    let from = read_from(&request, &principal).await;
     let order = state
         .orders
-        .get(&principal.shop.id, &id)
+        .get(&principal.shop.id, &id, from)
         .await
         .map_err(ApiError::reading(Resource::Order))?;
     Ok(HttpResponse::Ok().json(DataDto::new(OrderDto::from(&order))))

@@ -13,9 +13,11 @@ use crate::auth::authenticate;
 use crate::dto::page::{DataDto, ListDto};
 use crate::dto::product::ProductDto;
 use crate::error::{ApiError, Resource};
-use crate::openapi::{IdPath, ListProducts, ProductListParams, ShowProduct};
+use crate::handlers::params::{IdPath, ProductListParams};
+use crate::handlers::responses::{ListProducts, ShowProduct};
 use crate::path_id::PathId;
 use crate::query::{QueryParams, expect_none};
+use crate::read_from::read_from;
 
 /// The query parameters the list accepts; its `params(...)` documents the same (tested).
 pub(crate) const LIST_PARAMETERS: &[&str] = &[
@@ -45,9 +47,10 @@ pub async fn list(
 ) -> Result<HttpResponse, ApiError> {
     let principal = authenticate(&request, &state, Operation::ListProducts).await?;
     let query = list_query(request.query_string())?;
+    let from = read_from(&request, &principal).await;
     let page = state
         .catalogue
-        .list(&principal.shop.id, &query)
+        .list(&principal.shop.id, &query, from)
         .await
         .map_err(ApiError::reading(Resource::Product))?;
     ListDto::from_page(&page, ProductDto::from).into_response()
@@ -71,9 +74,10 @@ pub async fn show(
     let principal = authenticate(&request, &state, Operation::GetProduct).await?;
     expect_none(request.query_string())?;
     let id = id.or_not_found(Resource::Product)?;
+    let from = read_from(&request, &principal).await;
     let listing = state
         .catalogue
-        .get(&principal.shop.id, &id)
+        .get(&principal.shop.id, &id, from)
         .await
         .map_err(ApiError::reading(Resource::Product))?;
     Ok(HttpResponse::Ok().json(DataDto::new(ProductDto::from(&listing))))

@@ -1,5 +1,7 @@
 //! `GET /api/v1/stock` and `POST /api/v1/stock/adjustments`.
 
+mod adjustment_members;
+
 use actix_web::http::header::{HeaderMap, HeaderName, HeaderValue};
 use actix_web::{HttpRequest, HttpResponse, web};
 use shop_domain::id::{ProductId, VariantId};
@@ -12,13 +14,16 @@ use shop_domain::text::SearchTerm;
 
 use crate::ApiState;
 use crate::auth::authenticate;
-use crate::body::{JsonFields, read_object};
+use crate::body::read_object;
 use crate::dto::page::{DataDto, ListDto};
+use crate::dto::schemas::AdjustmentBody;
 use crate::dto::stock::{StockAdjustmentDto, StockEntryDto};
 use crate::error::{ApiError, FieldIssue, Resource};
-use crate::openapi::schemas::AdjustmentBody;
-use crate::openapi::{AdjustStock, IdempotencyKeyHeader, ListStock, StockListParams};
+use crate::handlers::params::{IdempotencyKeyHeader, StockListParams};
+use crate::handlers::responses::{AdjustStock, ListStock};
 use crate::query::{QueryParams, expect_none};
+use crate::read_from::read_from;
+use adjustment_members::AdjustmentMembers;
 
 /// The query parameters the list accepts; its `params(...)` documents the same (tested).
 pub(crate) const LIST_PARAMETERS: &[&str] = &[
@@ -30,9 +35,6 @@ pub(crate) const LIST_PARAMETERS: &[&str] = &[
     "trackedOnly",
     "updatedSince",
 ];
-
-/// The members of an adjustment body, in the order their problems are reported.
-const ADJUSTMENT_FIELDS: &[&str] = &["variantId", "quantity", "reason"];
 
 const IDEMPOTENCY_KEY: HeaderName = HeaderName::from_static("idempotency-key");
 /// Set on a response that repeats the first answer to the same `Idempotency-Key`.
@@ -54,9 +56,10 @@ pub async fn list(
 ) -> Result<HttpResponse, ApiError> {
     let principal = authenticate(&request, &state, Operation::ListStock).await?;
     let query = list_query(request.query_string())?;
+    let from = read_from(&request, &principal).await;
     let page = state
         .stock
-        .list(&principal.shop.id, &query)
+        .list(&principal.shop.id, &query, from)
         .await
         .map_err(ApiError::reading(Resource::Variant))?;
     ListDto::from_page(&page, StockEntryDto::from).into_response()
@@ -85,8 +88,16 @@ pub async fn adjust(
 ) -> Result<HttpResponse, ApiError> {
     let principal = authenticate(&request, &state, Operation::AdjustStock).await?;
     expect_none(request.query_string())?;
-    let mut fields = read_object(&request, payload, ADJUSTMENT_FIELDS).await?;
-    let adjustment = adjustment_request(&mut fields);
+    let mut fields = read_object(&request, payload, AdjustmentMembers::FIELDS).await?;
+    let adjustment = match AdjustmentRequest::try_from(AdjustmentMembers::read(&mut fields)) {
+        Ok(adjustment) => Some(adjustment),
+        Err(problems) => {
+            for problem in problems {
+                fields.reject(problem.field, problem.message);
+            }
+            None
+        }
+    };
     let key = idempotency_key(request.headers());
     let mut issues = fields.into_issues();
     if let Err(issue) = &key {
@@ -149,43 +160,6 @@ fn boolean(text: &str) -> Result<bool, NotBoolean> {
         "true" => Ok(true),
         "false" => Ok(false),
         _ => Err(NotBoolean),
-    }
-}
-
-/// The adjustment when the body is valid; otherwise its problems are left in `fields`.
-///
-/// The domain's rules (`AdjustmentRequest::parse`) are applied to every member that has the
-/// right JSON type, even when another has not, so that all problems come back at once: a
-/// member that is missing or mistyped (already reported) is replaced by a stand-in for the
-/// parse, and only the problems of members actually given are kept.
-fn adjustment_request(fields: &mut JsonFields) -> Option<AdjustmentRequest> {
-    let variant_id = fields.string("variantId");
-    let quantity = fields.integer("quantity");
-    let reason = fields.string("reason");
-    let parsed = AdjustmentRequest::parse(
-        variant_id.as_deref().unwrap_or("stand-in"),
-        quantity.unwrap_or(1),
-        reason.as_deref().unwrap_or("stand-in"),
-    );
-    match parsed {
-        Ok(request) => {
-            let complete = variant_id.is_some() && quantity.is_some() && reason.is_some();
-            complete.then_some(request)
-        }
-        Err(problems) => {
-            for problem in problems {
-                let given = match problem.field {
-                    "variantId" => variant_id.is_some(),
-                    "quantity" => quantity.is_some(),
-                    "reason" => reason.is_some(),
-                    _ => true,
-                };
-                if given {
-                    fields.reject(problem.field, problem.message);
-                }
-            }
-            None
-        }
     }
 }
 

@@ -3,8 +3,7 @@
 //! (`nosniff` everywhere, `no-store` on the API's answers), then
 //! [`rate_limit_headers::add`] (the budget of a valid key on every response), then
 //! [`envelope::finish`] (head limits, envelope, 5xx log line). Around each resource (see
-//! `routes`): [`catch_panic::catch_panic`], and on reads [`read_scope::scope_reads`] (which
-//! database a read may use when there are replicas).
+//! `routes`): [`catch_panic::catch_panic`].
 
 pub mod api_headers;
 pub mod catch_panic;
@@ -12,5 +11,4 @@ pub mod envelope;
 pub mod limits;
 pub mod observe;
 pub mod rate_limit_headers;
-pub mod read_scope;
 pub mod request_id;

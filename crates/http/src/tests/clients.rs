@@ -107,16 +107,18 @@ fn listing_of(clients: Vec<Client>) -> MockClientRepository {
     let mut repository = MockClientRepository::new();
     repository
         .expect_list_clients()
-        .returning(move |_, _| Ok(clients.clone()));
+        .returning(move |_, _, _| Ok(clients.clone()));
     repository
 }
 
 /// A repository holding `client` for the shop `owner` only (also used by the loyalty tests).
 pub fn holding(owner: &'static str, client: Client) -> MockClientRepository {
     let mut repository = MockClientRepository::new();
-    repository.expect_find_client().returning(move |shop, id| {
-        Ok((shop.as_str() == owner && *id == client.id).then(|| client.clone()))
-    });
+    repository
+        .expect_find_client()
+        .returning(move |shop, id, _| {
+            Ok((shop.as_str() == owner && *id == client.id).then(|| client.clone()))
+        });
     repository
 }
 
@@ -244,14 +246,14 @@ async fn the_last_page_has_a_null_cursor_and_the_default_limit() {
     let mut repository = MockClientRepository::new();
     repository
         .expect_list_clients()
-        .withf(|shop, query| {
+        .withf(|shop, query, _| {
             shop.as_str() == "shop_1"
                 && query.limit.get() == 20
                 && query.search.is_none()
                 && query.after.is_none()
         })
         .times(1)
-        .returning(|_, _| Ok(vec![bare_client("c1")]));
+        .returning(|_, _, _| Ok(vec![bare_client("c1")]));
     let reply = TestApi::new()
         .clients(repository)
         .send(get("/api/v1/clients"))
@@ -268,7 +270,7 @@ async fn every_parameter_reaches_the_query() {
     let mut repository = MockClientRepository::new();
     repository
         .expect_list_clients()
-        .withf(|_, query| {
+        .withf(|_, query, _| {
             let search = query.search.as_ref();
             search.map(|s| s.text.as_str()) == Some("+33 6 12")
                 && search.and_then(|s| s.phone_digits.as_deref()) == Some("612")
@@ -276,7 +278,7 @@ async fn every_parameter_reaches_the_query() {
                 && query.limit.get() == 50
         })
         .times(1)
-        .returning(|_, _| Ok(vec![]));
+        .returning(|_, _, _| Ok(vec![]));
     let uri = format!("/api/v1/clients?q=%2B33+6+12&cursor={cursor}&limit=50");
     let reply = TestApi::new().clients(repository).send(get(&uri)).await;
     assert_eq!(reply.status, StatusCode::OK, "{:?}", reply.body);
@@ -287,9 +289,9 @@ async fn a_blank_search_is_no_search() {
     let mut repository = MockClientRepository::new();
     repository
         .expect_list_clients()
-        .withf(|_, query| query.search.is_none())
+        .withf(|_, query, _| query.search.is_none())
         .times(1)
-        .returning(|_, _| Ok(vec![]));
+        .returning(|_, _, _| Ok(vec![]));
     let reply = TestApi::new()
         .clients(repository)
         .send(get("/api/v1/clients?q=+++"))

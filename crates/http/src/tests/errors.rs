@@ -61,7 +61,7 @@ async fn a_panicking_handler_is_an_enveloped_500() {
     let mut repository = MockCatalogueRepository::new();
     repository
         .expect_list_products()
-        .returning(|_, _| panic!("index out of bounds in a handler"));
+        .returning(|_, _, _| panic!("index out of bounds in a handler"));
     let reply = TestApi::new()
         .repository(repository)
         .send(get("/api/v1/products"))
@@ -136,7 +136,7 @@ async fn a_500_is_logged_with_its_request_id_and_cause_but_never_the_key() {
     let mut repository = MockCatalogueRepository::new();
     repository
         .expect_list_products()
-        .returning(|_, _| Err(StoreError::failure("disk I/O error")));
+        .returning(|_, _, _| Err(StoreError::failure("disk I/O error")));
     let reply = TestApi::new()
         .repository(repository)
         .send(get("/api/v1/products"))

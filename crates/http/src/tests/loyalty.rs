@@ -59,20 +59,20 @@ fn loyalty_of(
     let mut repository = MockLoyaltyRepository::new();
     repository
         .expect_tiers()
-        .withf(|shop| shop.as_str() == "shop_1")
-        .returning(move |_| Ok(tiers.clone()));
+        .withf(|shop, _| shop.as_str() == "shop_1")
+        .returning(move |_, _| Ok(tiers.clone()));
     repository
         .expect_recent_tickets()
-        .withf(|shop, client, limit| {
+        .withf(|shop, client, limit, _| {
             shop.as_str() == "shop_1" && client.as_str() == "cli_7" && *limit == 10
         })
-        .returning(move |_, _, _| Ok(tickets.clone()));
+        .returning(move |_, _, _, _| Ok(tickets.clone()));
     repository
         .expect_recent_spins()
-        .withf(|shop, client, limit| {
+        .withf(|shop, client, limit, _| {
             shop.as_str() == "shop_1" && client.as_str() == "cli_7" && *limit == 10
         })
-        .returning(move |_, _, _| Ok(spins.clone()));
+        .returning(move |_, _, _, _| Ok(spins.clone()));
     repository
 }
 

@@ -116,16 +116,18 @@ fn listing_of(orders: Vec<Order>) -> MockOrderRepository {
     let mut repository = MockOrderRepository::new();
     repository
         .expect_list_orders()
-        .returning(move |_, _| Ok(orders.clone()));
+        .returning(move |_, _, _| Ok(orders.clone()));
     repository
 }
 
 /// A repository holding `order` for the shop `owner` only.
 fn holding(owner: &'static str, order: Order) -> MockOrderRepository {
     let mut repository = MockOrderRepository::new();
-    repository.expect_find_order().returning(move |shop, id| {
-        Ok((shop.as_str() == owner && *id == order.id).then(|| order.clone()))
-    });
+    repository
+        .expect_find_order()
+        .returning(move |shop, id, _| {
+            Ok((shop.as_str() == owner && *id == order.id).then(|| order.clone()))
+        });
     repository
 }
 
@@ -260,9 +262,9 @@ async fn the_last_page_has_a_null_cursor_and_the_default_limit() {
     let mut repository = MockOrderRepository::new();
     repository
         .expect_list_orders()
-        .withf(|shop, query| shop.as_str() == "shop_1" && query.limit.get() == 20)
+        .withf(|shop, query, _| shop.as_str() == "shop_1" && query.limit.get() == 20)
         .times(1)
-        .returning(|_, _| Ok(orders(&["o1"])));
+        .returning(|_, _, _| Ok(orders(&["o1"])));
     let reply = TestApi::new()
         .orders(repository)
         .send(get("/api/v1/orders"))
@@ -280,7 +282,7 @@ async fn every_parameter_reaches_the_query() {
     let mut repository = MockOrderRepository::new();
     repository
         .expect_list_orders()
-        .withf(move |shop, query| {
+        .withf(move |shop, query, _| {
             shop.as_str() == "shop_1"
                 && query.status == Some(OrderStatus::Ready)
                 && query.payment_status == Some(PaymentStatus::Refunded)
@@ -292,7 +294,7 @@ async fn every_parameter_reaches_the_query() {
                 && query.limit.get() == 5
         })
         .times(1)
-        .returning(|_, _| Ok(vec![]));
+        .returning(|_, _, _| Ok(vec![]));
     let uri = format!(
         "/api/v1/orders?status=ready&paymentStatus=refunded&source=click-collect\
          &clientId=cli_7&dateFrom=2026-11-01&dateTo=2026-11-30&cursor={cursor}&limit=5"
@@ -307,12 +309,12 @@ async fn instants_are_accepted_as_date_bounds() {
     let mut repository = MockOrderRepository::new();
     repository
         .expect_list_orders()
-        .withf(|_, query| {
+        .withf(|_, query, _| {
             query.created_from == Some(at("2026-11-21T08:00:00Z"))
                 && query.created_to == Some(at("2026-11-21T09:00:00Z"))
         })
         .times(1)
-        .returning(|_, _| Ok(vec![]));
+        .returning(|_, _, _| Ok(vec![]));
     let uri = "/api/v1/orders?dateFrom=2026-11-21T09:00:00%2B01:00&dateTo=2026-11-21T09:00:00Z";
     let reply = TestApi::new().orders(repository).send(get(uri)).await;
     assert_eq!(reply.status, StatusCode::OK, "{:?}", reply.body);
@@ -323,12 +325,12 @@ async fn one_day_is_a_valid_range() {
     let mut repository = MockOrderRepository::new();
     repository
         .expect_list_orders()
-        .withf(|_, query| {
+        .withf(|_, query, _| {
             query.created_from == Some(at("2026-11-21T00:00:00Z"))
                 && query.created_to == Some(at("2026-11-21T23:59:59.999Z"))
         })
         .times(1)
-        .returning(|_, _| Ok(vec![]));
+        .returning(|_, _, _| Ok(vec![]));
     let reply = TestApi::new()
         .orders(repository)
         .send(get("/api/v1/orders?dateFrom=2026-11-21&dateTo=2026-11-21"))
@@ -566,7 +568,7 @@ async fn an_unreachable_database_is_a_503() {
     let mut repository = MockOrderRepository::new();
     repository
         .expect_list_orders()
-        .returning(|_, _| Err(StoreError::Unavailable("pool timed out".into())));
+        .returning(|_, _, _| Err(StoreError::Unavailable("pool timed out".into())));
     let reply = TestApi::new()
         .orders(repository)
         .send(get("/api/v1/orders"))

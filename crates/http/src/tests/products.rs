@@ -16,7 +16,7 @@ pub fn listing_of(products: Vec<Product>) -> MockCatalogueRepository {
     let mut repository = MockCatalogueRepository::new();
     repository
         .expect_list_products()
-        .returning(move |_, _| Ok(products.clone()));
+        .returning(move |_, _, _| Ok(products.clone()));
     repository
 }
 
@@ -25,7 +25,7 @@ pub(crate) fn finding(product: Option<Product>) -> MockCatalogueRepository {
     let mut repository = MockCatalogueRepository::new();
     repository
         .expect_find_product()
-        .returning(move |_, _| Ok(product.clone()));
+        .returning(move |_, _, _| Ok(product.clone()));
     repository
 }
 
@@ -208,7 +208,7 @@ async fn every_parameter_reaches_the_query() {
     let mut repository = MockCatalogueRepository::new();
     repository
         .expect_list_products()
-        .withf(|shop, query| {
+        .withf(|shop, query, _| {
             shop.as_str() == "shop_1"
                 && query.search.as_ref().map(|s| s.as_str()) == Some("écharpe rouge")
                 && query.category.as_ref().map(|c| c.as_str()) == Some("cat_1")
@@ -221,7 +221,7 @@ async fn every_parameter_reaches_the_query() {
                 && query.limit.get() == 5
         })
         .times(1)
-        .returning(|_, _| Ok(vec![]));
+        .returning(|_, _, _| Ok(vec![]));
     let uri = format!(
         "/api/v1/products?q=%C3%89charpe+Rouge&category=cat_1&brand=brand_1&productType=simple\
          &active=all&updatedSince=2026-11-21T10:30:00%2B01:00&cursor={cursor}&limit=5"
@@ -235,9 +235,9 @@ async fn a_blank_search_is_no_search() {
     let mut repository = MockCatalogueRepository::new();
     repository
         .expect_list_products()
-        .withf(|_, query| query.search.is_none() && query.active == ActiveFilter::Active)
+        .withf(|_, query, _| query.search.is_none() && query.active == ActiveFilter::Active)
         .times(1)
-        .returning(|_, _| Ok(vec![]));
+        .returning(|_, _, _| Ok(vec![]));
     let reply = TestApi::new()
         .repository(repository)
         .send(get("/api/v1/products?q=+++"))
@@ -343,7 +343,7 @@ async fn an_unreachable_database_is_a_503_with_retry_after() {
     let mut repository = MockCatalogueRepository::new();
     repository
         .expect_list_products()
-        .returning(|_, _| Err(StoreError::Unavailable("pool timed out".into())));
+        .returning(|_, _, _| Err(StoreError::Unavailable("pool timed out".into())));
     let reply = TestApi::new()
         .repository(repository)
         .send(get("/api/v1/products"))
@@ -355,7 +355,7 @@ async fn an_unreachable_database_is_a_503_with_retry_after() {
 #[actix_web::test]
 async fn a_database_failure_is_a_500_that_leaks_nothing() {
     let mut repository = MockCatalogueRepository::new();
-    repository.expect_find_product().returning(|_, _| {
+    repository.expect_find_product().returning(|_, _, _| {
         Err(StoreError::failure(
             "relation \"products\" does not exist: SELECT * FROM products",
         ))

@@ -112,7 +112,7 @@ async fn every_outcome_of_a_valid_key_carries_and_consumes_its_budget() {
     assert_budget(&forbidden, "reads", 120, 118, 60, 60);
 
     let mut orders = MockOrderRepository::new();
-    orders.expect_find_order().returning(|_, _| Ok(None));
+    orders.expect_find_order().returning(|_, _, _| Ok(None));
     let not_found = TestApi::new()
         .orders(orders)
         .rate_limiter(limiter.clone())

@@ -59,7 +59,7 @@ async fn serves_on_a_bound_listener_and_head_has_no_body() {
     let mut repository = shop_ports::port::MockCatalogueRepository::new();
     repository
         .expect_find_product()
-        .returning(|_, _| Ok(Some(full_product("prod_1"))));
+        .returning(|_, _, _| Ok(Some(full_product("prod_1"))));
     let state = TestApi::new().repository(repository).state();
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
     let address = listener.local_addr().unwrap();

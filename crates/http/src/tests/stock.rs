@@ -50,7 +50,7 @@ fn listing_of(entries: Vec<StockEntry>) -> MockStockRepository {
     let mut repository = MockStockRepository::new();
     repository
         .expect_list_stock()
-        .returning(move |_, _| Ok(entries.clone()));
+        .returning(move |_, _, _| Ok(entries.clone()));
     repository
 }
 
@@ -161,7 +161,7 @@ async fn defaults_are_tracked_only_and_50() {
     let mut repository = MockStockRepository::new();
     repository
         .expect_list_stock()
-        .withf(|shop, query| {
+        .withf(|shop, query, _| {
             shop.as_str() == "shop_1"
                 && query.tracked_only
                 && !query.low_stock_only
@@ -171,7 +171,7 @@ async fn defaults_are_tracked_only_and_50() {
                 && query.limit.get() == 50
         })
         .times(1)
-        .returning(|_, _| Ok(vec![]));
+        .returning(|_, _, _| Ok(vec![]));
     let reply = TestApi::new()
         .stock(repository)
         .send(get("/api/v1/stock"))
@@ -185,7 +185,7 @@ async fn every_parameter_reaches_the_query() {
     let mut repository = MockStockRepository::new();
     repository
         .expect_list_stock()
-        .withf(|_, query| {
+        .withf(|_, query, _| {
             query.product_id.as_ref().map(|p| p.as_str()) == Some("prod_1")
                 && query.search.as_ref().map(|s| s.as_str()) == Some("écharpe")
                 && query.low_stock_only
@@ -194,7 +194,7 @@ async fn every_parameter_reaches_the_query() {
                 && query.limit.get() == 5
         })
         .times(1)
-        .returning(|_, _| Ok(vec![]));
+        .returning(|_, _, _| Ok(vec![]));
     let uri = format!(
         "/api/v1/stock?productId=prod_1&q=%C3%89charpe&lowStockOnly=true&trackedOnly=false\
          &cursor={cursor}&limit=5"
@@ -208,9 +208,9 @@ async fn a_blank_search_is_no_search_and_false_is_false() {
     let mut repository = MockStockRepository::new();
     repository
         .expect_list_stock()
-        .withf(|_, query| query.search.is_none() && !query.low_stock_only && query.tracked_only)
+        .withf(|_, query, _| query.search.is_none() && !query.low_stock_only && query.tracked_only)
         .times(1)
-        .returning(|_, _| Ok(vec![]));
+        .returning(|_, _, _| Ok(vec![]));
     let reply = TestApi::new()
         .stock(repository)
         .send(get(
@@ -292,7 +292,7 @@ async fn an_unreachable_database_is_a_503() {
     let mut repository = MockStockRepository::new();
     repository
         .expect_list_stock()
-        .returning(|_, _| Err(StoreError::Unavailable("pool timed out".into())));
+        .returning(|_, _, _| Err(StoreError::Unavailable("pool timed out".into())));
     let reply = TestApi::new()
         .stock(repository)
         .send(get("/api/v1/stock"))

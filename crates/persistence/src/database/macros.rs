@@ -28,17 +28,19 @@ macro_rules! with_conn {
 }
 pub(crate) use with_conn;
 
-/// `with_read_conn!(db, |conn| body)`: like [`with_conn!`], for an API read. On SQLite it runs
-/// on a connection of the readers' pool, on the calling thread (`calling_thread.rs`). On
-/// PostgreSQL a replica may answer it (`database/replicas.rs`): one the request's read scope
-/// allows, else the primary, and again the primary when the replica fails it
+/// `with_read_conn!(db, from, |conn| body)`: like [`with_conn!`], for a read `from` the
+/// database its caller names (`shop_ports::port::ReadFrom`). On SQLite it runs on a connection
+/// of the readers' pool, on the calling thread (`calling_thread.rs`), whatever `from` says. On
+/// PostgreSQL a replica may answer it (`database/replicas.rs`, `Replicas::for_read`): one that
+/// `from` allows, else the primary, and again the primary when the replica fails it
 /// (`Replicas::answered`). `body` is expanded once for each of the three connection types.
 macro_rules! with_read_conn {
-    ($db:expr, |$conn:ident| $body:expr) => {{
+    ($db:expr, $from:expr, |$conn:ident| $body:expr) => {{
         let db: &$crate::database::Database = $db;
+        let from: ::shop_ports::port::ReadFrom = $from;
         let on_replica = match db.replicas.as_deref() {
             None => None,
-            Some(replicas) => match replicas.for_read() {
+            Some(replicas) => match replicas.for_read(from) {
                 None => {
                     replicas.served_by_primary();
                     None

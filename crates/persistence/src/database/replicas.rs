@@ -8,7 +8,7 @@
 //! lagging or down, its reads go to the primary, and it comes back by itself. Each change is
 //! one log line and one count in `/metrics`.
 //!
-//! A read goes to a replica only when its scope allows it ([`shop_ports::port::read_scope`]):
+//! A read goes to a replica only when its caller's [`ReadFrom`] allows it ([`Replicas::for_read`]):
 //! any replica in rotation, or one that has replayed the key's last write. A read a replica
 //! fails runs again on the primary, and an unreachable replica leaves the rotation at once.
 
@@ -23,7 +23,7 @@ use diesel_async::pooled_connection::deadpool::Pool as DeadPool;
 use diesel_async::{AsyncPgConnection, RunQueryDsl};
 use shop_domain::api_key::KeyPrefix;
 use shop_ports::port::{
-    ReadScope, ReplicaState, ReplicaStats, ReplicaStatus, WritePosition, WritePositions, read_scope,
+    ReadFrom, ReplicaState, ReplicaStats, ReplicaStatus, WritePosition, WritePositions,
 };
 
 use super::checkout::checkout;
@@ -94,13 +94,13 @@ impl Replicas {
         }
     }
 
-    /// The replica the current request's reads may use, if any (round robin among the
-    /// eligible ones).
-    pub(crate) fn for_read(&self) -> Option<&Member> {
-        let floor = match read_scope() {
-            ReadScope::Primary => return None,
-            ReadScope::AnyReplica => None,
-            ReadScope::After(position) => Some(position),
+    /// The replica a read `from` may use, if any (round robin among the eligible ones);
+    /// `None`: the primary.
+    pub(crate) fn for_read(&self, from: ReadFrom) -> Option<&Member> {
+        let floor = match from {
+            ReadFrom::Primary => return None,
+            ReadFrom::AnyReplica => None,
+            ReadFrom::ReplicaAfter(position) => Some(position),
         };
         let start = self.next.fetch_add(1, Ordering::Relaxed);
         (0..self.members.len())

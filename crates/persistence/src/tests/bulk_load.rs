@@ -9,6 +9,7 @@ use shop_domain::pagination::PageLimit;
 use shop_domain::stock::StockListQuery;
 use shop_domain::text::SearchTerm;
 use shop_ports::StoreError;
+use shop_ports::port::ReadFrom;
 use shop_ports::port::{
     BulkBatch, BulkLoader, CatalogueRepository, ClientRepository, LoyaltyRepository,
     OrderRepository, StockRepository,
@@ -114,9 +115,17 @@ async fn a_bulk_loaded_shop_reads_back_like_an_imported_one() {
 
         // A product, its variants, category and brand, exactly as given.
         let id = ProductId::parse("bulk-p01234").unwrap();
-        let stored = t.db.find_product(&a.id, &id).await.unwrap();
+        let stored =
+            t.db.find_product(&a.id, &id, ReadFrom::Primary)
+                .await
+                .unwrap();
         assert_eq!(stored, Some(product_at(1_234)), "{backend}");
-        assert_eq!(t.db.find_product(&b.id, &id).await.unwrap(), None);
+        assert_eq!(
+            t.db.find_product(&b.id, &id, ReadFrom::Primary)
+                .await
+                .unwrap(),
+            None
+        );
 
         // A page in id order, and `q` by a word of the name or a variant code.
         let page = ProductListQuery {
@@ -124,7 +133,10 @@ async fn a_bulk_loaded_shop_reads_back_like_an_imported_one() {
             limit: PageLimit::new(20).unwrap(),
             ..ProductListQuery::default()
         };
-        let listed = t.db.list_products(&a.id, &page).await.unwrap();
+        let listed =
+            t.db.list_products(&a.id, &page, ReadFrom::Primary)
+                .await
+                .unwrap();
         assert_eq!(listed.len(), 21, "{backend}");
         assert_eq!(listed[20], product_at(20), "{backend}");
         for term in ["N01234", "sku-bulk-p01234-v1"] {
@@ -132,7 +144,10 @@ async fn a_bulk_loaded_shop_reads_back_like_an_imported_one() {
                 search: SearchTerm::parse(term).unwrap(),
                 ..page.clone()
             };
-            let found = t.db.list_products(&a.id, &search).await.unwrap();
+            let found =
+                t.db.list_products(&a.id, &search, ReadFrom::Primary)
+                    .await
+                    .unwrap();
             let ids: Vec<&str> = found.iter().map(|p| p.id.as_str()).collect();
             assert_eq!(ids, ["bulk-p01234"], "{backend} {term}");
         }
@@ -142,13 +157,19 @@ async fn a_bulk_loaded_shop_reads_back_like_an_imported_one() {
             search: SearchTerm::parse("PLD-01234").unwrap(),
             ..StockListQuery::default()
         };
-        let entries = t.db.list_stock(&a.id, &stock).await.unwrap();
+        let entries =
+            t.db.list_stock(&a.id, &stock, ReadFrom::Primary)
+                .await
+                .unwrap();
         let variants: Vec<&str> = entries.iter().map(|e| e.variant_id.as_str()).collect();
         assert_eq!(variants, ["bulk-p01234-v0", "bulk-p01234-v1"], "{backend}");
 
         // An order with its items, confidential columns left empty.
         let id = OrderId::parse("bulk-o02199").unwrap();
-        let stored = t.db.find_order(&a.id, &id).await.unwrap();
+        let stored =
+            t.db.find_order(&a.id, &id, ReadFrom::Primary)
+                .await
+                .unwrap();
         assert_eq!(stored, Some(order_at(2_199)), "{backend}");
 
         // A client found by its phone written another way, and by its e-mail.
@@ -157,16 +178,25 @@ async fn a_bulk_loaded_shop_reads_back_like_an_imported_one() {
                 search: ClientSearch::parse(term).unwrap(),
                 ..ClientListQuery::default()
             };
-            let found = t.db.list_clients(&a.id, &query).await.unwrap();
+            let found =
+                t.db.list_clients(&a.id, &query, ReadFrom::Primary)
+                    .await
+                    .unwrap();
             assert_eq!(found, [client_at(1_234)], "{backend} {term}");
         }
 
         // Tickets and spins of a client.
         let client = client_at(0).id;
-        let tickets = t.db.recent_tickets(&a.id, &client, 10).await.unwrap();
+        let tickets =
+            t.db.recent_tickets(&a.id, &client, 10, ReadFrom::Primary)
+                .await
+                .unwrap();
         assert_eq!(tickets.len(), 10, "{backend}");
         assert_eq!(tickets[0].id.as_str(), "bulk-t11", "{backend}");
-        let spins = t.db.recent_spins(&a.id, &client, 10).await.unwrap();
+        let spins =
+            t.db.recent_spins(&a.id, &client, 10, ReadFrom::Primary)
+                .await
+                .unwrap();
         assert_eq!(spins.len(), 1, "{backend}");
     }
 }
@@ -194,7 +224,9 @@ async fn an_id_already_stored_fails_its_whole_batch() {
             );
             let p2 = ProductId::parse("p2").unwrap();
             assert_eq!(
-                t.db.find_product(shop, &p2).await.unwrap(),
+                t.db.find_product(shop, &p2, ReadFrom::Primary)
+                    .await
+                    .unwrap(),
                 None,
                 "{backend}"
             );

@@ -1,5 +1,6 @@
 mod search;
 
+use shop_ports::port::ReadFrom;
 use std::sync::atomic::Ordering;
 
 use diesel_async::{AsyncConnection, AsyncPgConnection};
@@ -59,7 +60,10 @@ async fn pages_follow_byte_order_of_ids_with_a_keyset() {
             ..query()
         };
         loop {
-            let rows = t.db.list_products(&a.id, &page).await.unwrap();
+            let rows =
+                t.db.list_products(&a.id, &page, ReadFrom::Primary)
+                    .await
+                    .unwrap();
             assert!(rows.len() <= 3, "{}: overfetch is limit + 1", t.backend());
             let has_more = rows.len() == 3;
             seen.extend(rows.into_iter().take(2).map(|p| p.id.into_string()));
@@ -102,7 +106,11 @@ async fn each_filter_narrows_the_list() {
         let list = |q: ProductListQuery| {
             let db = t.db.clone();
             let shop = a.id.clone();
-            async move { db.list_products(&shop, &q).await.unwrap() }
+            async move {
+                db.list_products(&shop, &q, ReadFrom::Primary)
+                    .await
+                    .unwrap()
+            }
         };
         let backend = t.backend();
 
@@ -178,7 +186,11 @@ async fn like_wildcards_in_a_search_are_literal() {
             let db = t.db.clone();
             let shop = a.id.clone();
             let q = search(term);
-            async move { db.list_products(&shop, &q).await.unwrap() }
+            async move {
+                db.list_products(&shop, &q, ReadFrom::Primary)
+                    .await
+                    .unwrap()
+            }
         };
         assert_eq!(ids(&found("50%").await), ["p1"], "{}", t.backend());
         assert_eq!(ids(&found("%").await), ["p1"], "{}", t.backend());
@@ -195,17 +207,28 @@ async fn another_shops_products_are_invisible() {
         store_products(&t.db, &b, vec![imported(product("pb"))]).await;
 
         assert_eq!(
-            ids(&t.db.list_products(&a.id, &query()).await.unwrap()),
+            ids(&t
+                .db
+                .list_products(&a.id, &query(), ReadFrom::Primary)
+                .await
+                .unwrap()),
             ["pa"]
         );
         let theirs = ProductId::parse("pb").unwrap();
         assert_eq!(
-            t.db.find_product(&a.id, &theirs).await.unwrap(),
+            t.db.find_product(&a.id, &theirs, ReadFrom::Primary)
+                .await
+                .unwrap(),
             None,
             "{}",
             t.backend()
         );
-        assert!(t.db.find_product(&b.id, &theirs).await.unwrap().is_some());
+        assert!(
+            t.db.find_product(&b.id, &theirs, ReadFrom::Primary)
+                .await
+                .unwrap()
+                .is_some()
+        );
     }
 }
 
@@ -223,7 +246,11 @@ async fn find_product_has_every_variant_in_display_order() {
         stored.variants[1].swatch_color = None;
         store_products(&t.db, &a, vec![imported_at(stored.clone(), 10, 20)]).await;
 
-        let found = t.db.find_product(&a.id, &stored.id).await.unwrap().unwrap();
+        let found =
+            t.db.find_product(&a.id, &stored.id, ReadFrom::Primary)
+                .await
+                .unwrap()
+                .unwrap();
         let order: Vec<_> = found.variants.iter().map(|v| v.id.as_str()).collect();
         assert_eq!(order, ["v-b", "v-a", "v-c"], "{}", t.backend());
         let mut expected = stored;

@@ -4,6 +4,7 @@ use shop_domain::import::ShopImport;
 use shop_domain::pagination::PageLimit;
 use shop_domain::shop::Shop;
 use shop_ports::port::ClientRepository;
+use shop_ports::port::ReadFrom;
 
 use super::fixtures::{at, client, imported_client, store, two_shops};
 use super::{TestDb, test_databases};
@@ -59,7 +60,11 @@ async fn search_covers_name_email_and_phone_in_any_spelling() {
             let db = t.db.clone();
             let shop = a.id.clone();
             let query = search(term);
-            async move { db.list_clients(&shop, &query).await.unwrap() }
+            async move {
+                db.list_clients(&shop, &query, ReadFrom::Primary)
+                    .await
+                    .unwrap()
+            }
         };
         let backend = t.backend();
         let cases: &[(&str, &[&str])] = &[
@@ -112,7 +117,10 @@ async fn pages_follow_byte_order_of_ids_with_a_keyset() {
             ..search("same")
         };
         loop {
-            let rows = t.db.list_clients(&a.id, &page).await.unwrap();
+            let rows =
+                t.db.list_clients(&a.id, &page, ReadFrom::Primary)
+                    .await
+                    .unwrap();
             assert!(rows.len() <= 3, "{}: overfetch is limit + 1", t.backend());
             let has_more = rows.len() == 3;
             seen.extend(rows.into_iter().take(2).map(|c| c.id.into_string()));
@@ -146,21 +154,37 @@ async fn a_client_round_trips_without_its_private_fields_and_only_in_its_shop() 
             c.updated_at = at(1_000);
             c
         };
-        let found = t.db.find_client(&a.id, &bare.id).await.unwrap();
+        let found =
+            t.db.find_client(&a.id, &bare.id, ReadFrom::Primary)
+                .await
+                .unwrap();
         assert_eq!(found, Some(stamped(bare)), "{}", t.backend());
         let listed =
-            t.db.list_clients(&a.id, &ClientListQuery::default())
+            t.db.list_clients(&a.id, &ClientListQuery::default(), ReadFrom::Primary)
                 .await
                 .unwrap();
         assert_eq!(listed.len(), 2, "{}", t.backend());
         assert_eq!(listed[1], stamped(full), "{}", t.backend());
 
         let theirs = ClientId::parse("c-theirs").unwrap();
-        assert_eq!(t.db.find_client(&a.id, &theirs).await.unwrap(), None);
-        assert!(t.db.find_client(&b.id, &theirs).await.unwrap().is_some());
+        assert_eq!(
+            t.db.find_client(&a.id, &theirs, ReadFrom::Primary)
+                .await
+                .unwrap(),
+            None
+        );
+        assert!(
+            t.db.find_client(&b.id, &theirs, ReadFrom::Primary)
+                .await
+                .unwrap()
+                .is_some()
+        );
         // "a" is in every name: the shop still scopes the search.
         let everyone = search("a");
-        let mine = t.db.list_clients(&a.id, &everyone).await.unwrap();
+        let mine =
+            t.db.list_clients(&a.id, &everyone, ReadFrom::Primary)
+                .await
+                .unwrap();
         assert_eq!(ids(&mine), ["c-bare", "c-full"], "{}", t.backend());
     }
 }

@@ -2,6 +2,7 @@
 //! page sizes adds one cached statement per ten sizes, not one per size, and still gets
 //! exactly the rows it asked for.
 
+use shop_ports::port::ReadFrom;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use diesel_async::{AsyncConnection, AsyncPgConnection};
@@ -65,7 +66,10 @@ async fn page_sizes_share_statements_and_pages_keep_their_size() {
                 limit: PageLimit::new(size as i64).unwrap(),
                 ..ClientListQuery::default()
             };
-            let page = t.db.list_clients(&a.id, &query).await.unwrap();
+            let page =
+                t.db.list_clients(&a.id, &query, ReadFrom::Primary)
+                    .await
+                    .unwrap();
             assert_eq!(page.len(), size + 1, "{backend}: the port's limit + 1");
         }
     }

@@ -6,6 +6,7 @@ use shop_domain::import::{ImportedProduct, ShopImport};
 use shop_domain::loyalty::LoyaltyTier;
 use shop_domain::money::Cents;
 use shop_domain::shop::Shop;
+use shop_ports::port::ReadFrom;
 use shop_ports::port::{
     CatalogueRepository, ImportCounts, ImportReport, ImportRepository, ImportStoreError,
 };
@@ -95,7 +96,7 @@ async fn reimporting_the_same_file_changes_nothing() {
         let expected = catalogue_report((2, 0), (2, 0));
         assert_eq!(first, expected, "{}", t.backend());
         let before =
-            t.db.list_products(&a.id, &Default::default())
+            t.db.list_products(&a.id, &Default::default(), ReadFrom::Primary)
                 .await
                 .unwrap();
         assert_eq!(before[0].updated_at, at(1_000));
@@ -104,7 +105,7 @@ async fn reimporting_the_same_file_changes_nothing() {
         let expected = catalogue_report((0, 2), (0, 2));
         assert_eq!(second, expected, "{}", t.backend());
         let after =
-            t.db.list_products(&a.id, &Default::default())
+            t.db.list_products(&a.id, &Default::default(), ReadFrom::Primary)
                 .await
                 .unwrap();
         assert_eq!(after, before, "{}", t.backend());
@@ -131,7 +132,7 @@ async fn a_changed_product_is_rewritten_and_keeps_its_creation_time() {
 
         let stored = &t
             .db
-            .list_products(&a.id, &Default::default())
+            .list_products(&a.id, &Default::default(), ReadFrom::Primary)
             .await
             .unwrap()[0];
         assert_eq!(stored.price, Cents(9_999));
@@ -162,7 +163,7 @@ async fn variants_missing_from_the_file_are_kept() {
 
         let stored = &t
             .db
-            .list_products(&a.id, &Default::default())
+            .list_products(&a.id, &Default::default(), ReadFrom::Primary)
             .await
             .unwrap()[0];
         let kept: Vec<_> = stored

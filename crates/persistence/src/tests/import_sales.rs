@@ -9,6 +9,7 @@ use shop_domain::import::{GivenStamps, ImportedClient, ImportedEvent, ImportedOr
 use shop_domain::loyalty::{LotteryTicket, Spin};
 use shop_domain::order::{Order, OrderConfidential, OrderItem, OrderListQuery};
 use shop_domain::shop::Shop;
+use shop_ports::port::ReadFrom;
 use shop_ports::port::{
     ClientRepository, ImportCounts, ImportReport, ImportRepository, ImportStoreError,
     LoyaltyRepository, OrderRepository,
@@ -110,14 +111,18 @@ async fn snapshot(
 ) -> (Vec<Order>, Vec<Client>, Vec<LotteryTicket>, Vec<Spin>) {
     let c1 = ClientId::parse("c1").unwrap();
     (
-        t.db.list_orders(&shop.id, &OrderListQuery::default())
+        t.db.list_orders(&shop.id, &OrderListQuery::default(), ReadFrom::Primary)
             .await
             .unwrap(),
-        t.db.list_clients(&shop.id, &ClientListQuery::default())
+        t.db.list_clients(&shop.id, &ClientListQuery::default(), ReadFrom::Primary)
             .await
             .unwrap(),
-        t.db.recent_tickets(&shop.id, &c1, 10).await.unwrap(),
-        t.db.recent_spins(&shop.id, &c1, 10).await.unwrap(),
+        t.db.recent_tickets(&shop.id, &c1, 10, ReadFrom::Primary)
+            .await
+            .unwrap(),
+        t.db.recent_spins(&shop.id, &c1, 10, ReadFrom::Primary)
+            .await
+            .unwrap(),
     )
 }
 
@@ -277,7 +282,11 @@ async fn a_rewritten_order_replaces_its_items() {
         assert_eq!(report.orders, counts(1, 1), "{}", t.backend());
 
         let o1 = OrderId::parse("o1").unwrap();
-        let found = t.db.find_order(&a.id, &o1).await.unwrap().unwrap();
+        let found =
+            t.db.find_order(&a.id, &o1, ReadFrom::Primary)
+                .await
+                .unwrap()
+                .unwrap();
         assert_eq!(
             found.items,
             changed.orders[0].order.items,
@@ -371,7 +380,11 @@ async fn an_item_of_another_order_is_refused() {
             t.backend()
         );
         let o1 = OrderId::parse("o1").unwrap();
-        let still = t.db.find_order(&a.id, &o1).await.unwrap().unwrap();
+        let still =
+            t.db.find_order(&a.id, &o1, ReadFrom::Primary)
+                .await
+                .unwrap()
+                .unwrap();
         assert_eq!(still.items.len(), 2, "{}", t.backend());
     }
 }
@@ -488,7 +501,11 @@ async fn dangling_references_are_refused_with_their_paths() {
         assert_eq!(report.spins, counts(1, 0), "{}", t.backend());
         let p1 = ProductId::parse("p1").unwrap();
         let o_c = OrderId::parse("o-c").unwrap();
-        let found = t.db.find_order(&a.id, &o_c).await.unwrap().unwrap();
+        let found =
+            t.db.find_order(&a.id, &o_c, ReadFrom::Primary)
+                .await
+                .unwrap()
+                .unwrap();
         assert_eq!(found.items[1].product_id, p1, "{}", t.backend());
     }
 }

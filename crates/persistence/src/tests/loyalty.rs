@@ -3,6 +3,7 @@ use shop_domain::id::{ClientId, OrderId};
 use shop_domain::import::ShopImport;
 use shop_domain::order::OrderConfidential;
 use shop_ports::port::LoyaltyRepository;
+use shop_ports::port::ReadFrom;
 
 use super::fixtures::{
     client, imported_client, imported_event, imported_order, order, spin, store, ticket, tier,
@@ -63,28 +64,53 @@ async fn recent_tickets_and_spins_are_newest_first_capped_and_scoped() {
         let c1 = ClientId::parse("c1").unwrap();
         let backend = t.backend();
 
-        let latest = t.db.recent_tickets(&a.id, &c1, 3).await.unwrap();
+        let latest =
+            t.db.recent_tickets(&a.id, &c1, 3, ReadFrom::Primary)
+                .await
+                .unwrap();
         let shown: Vec<_> = latest.iter().map(|x| x.id.as_str()).collect();
         assert_eq!(shown, ["t-e3", "t-e2", "t-e4"], "{backend}");
-        let every = t.db.recent_tickets(&a.id, &c1, 10).await.unwrap();
+        let every =
+            t.db.recent_tickets(&a.id, &c1, 10, ReadFrom::Primary)
+                .await
+                .unwrap();
         assert_eq!(every.len(), 5, "{backend}");
         assert_eq!(every[3], tickets[0].event, "{backend}: stored as given");
 
-        let latest = t.db.recent_spins(&a.id, &c1, 2).await.unwrap();
+        let latest =
+            t.db.recent_spins(&a.id, &c1, 2, ReadFrom::Primary)
+                .await
+                .unwrap();
         let shown: Vec<_> = latest.iter().map(|x| x.id.as_str()).collect();
         assert_eq!(shown, ["s-e3", "s-e2"], "{backend}");
         assert_eq!(latest[1], spins[1].event, "{backend}: stored as given");
 
         let c9 = ClientId::parse("c9").unwrap();
         assert!(
-            t.db.recent_tickets(&a.id, &c9, 10)
+            t.db.recent_tickets(&a.id, &c9, 10, ReadFrom::Primary)
                 .await
                 .unwrap()
                 .is_empty()
         );
-        assert!(t.db.recent_spins(&b.id, &c1, 10).await.unwrap().is_empty());
-        assert_eq!(t.db.recent_tickets(&b.id, &c9, 10).await.unwrap().len(), 1);
-        assert!(t.db.recent_tickets(&a.id, &c1, 0).await.unwrap().is_empty());
+        assert!(
+            t.db.recent_spins(&b.id, &c1, 10, ReadFrom::Primary)
+                .await
+                .unwrap()
+                .is_empty()
+        );
+        assert_eq!(
+            t.db.recent_tickets(&b.id, &c9, 10, ReadFrom::Primary)
+                .await
+                .unwrap()
+                .len(),
+            1
+        );
+        assert!(
+            t.db.recent_tickets(&a.id, &c1, 0, ReadFrom::Primary)
+                .await
+                .unwrap()
+                .is_empty()
+        );
     }
 }
 
@@ -103,7 +129,7 @@ async fn tiers_are_the_shops_own() {
         };
         store(&t.db, &b, theirs).await;
 
-        let mut found = t.db.tiers(&a.id).await.unwrap();
+        let mut found = t.db.tiers(&a.id, ReadFrom::Primary).await.unwrap();
         found.sort_by(|x, y| x.id.cmp(&y.id));
         assert_eq!(
             found,

@@ -1,3 +1,4 @@
+use shop_ports::port::ReadFrom;
 use std::sync::atomic::Ordering;
 
 use diesel_async::{AsyncConnection, AsyncPgConnection};
@@ -41,7 +42,9 @@ async fn store_orders(t: &TestDb, shop: &Shop, orders: Vec<Order>) {
 }
 
 async fn list(t: &TestDb, shop: &Shop, query: &OrderListQuery) -> Vec<Order> {
-    t.db.list_orders(&shop.id, query).await.unwrap()
+    t.db.list_orders(&shop.id, query, ReadFrom::Primary)
+        .await
+        .unwrap()
 }
 
 #[tokio::test]
@@ -202,8 +205,17 @@ async fn another_shops_orders_are_invisible() {
         let listed = list(&t, &a, &OrderListQuery::default()).await;
         assert_eq!(ids(&listed), ["oa"], "{}", t.backend());
         let other = OrderId::parse("ob").unwrap();
-        assert_eq!(t.db.find_order(&a.id, &other).await.unwrap(), None);
-        let found = t.db.find_order(&b.id, &other).await.unwrap().unwrap();
+        assert_eq!(
+            t.db.find_order(&a.id, &other, ReadFrom::Primary)
+                .await
+                .unwrap(),
+            None
+        );
+        let found =
+            t.db.find_order(&b.id, &other, ReadFrom::Primary)
+                .await
+                .unwrap()
+                .unwrap();
         assert_eq!(found.items.len(), 1, "{}", t.backend());
     }
 }
@@ -222,10 +234,18 @@ async fn find_order_has_its_items_in_the_files_order() {
         stored.items[1].quantity = 5;
         store_orders(&t, &a, vec![stored.clone()]).await;
 
-        let found = t.db.find_order(&a.id, &stored.id).await.unwrap();
+        let found =
+            t.db.find_order(&a.id, &stored.id, ReadFrom::Primary)
+                .await
+                .unwrap();
         assert_eq!(found, Some(stored), "{}", t.backend());
         let missing = OrderId::parse("nope").unwrap();
-        assert_eq!(t.db.find_order(&a.id, &missing).await.unwrap(), None);
+        assert_eq!(
+            t.db.find_order(&a.id, &missing, ReadFrom::Primary)
+                .await
+                .unwrap(),
+            None
+        );
     }
 }
 

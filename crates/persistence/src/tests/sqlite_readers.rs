@@ -1,6 +1,7 @@
 //! SQLite's readers' pool (`database/calling_thread.rs`): an API read runs on the thread that
 //! asks for it, is served while every writer connection is busy, and cannot write.
 
+use shop_ports::port::ReadFrom;
 use std::thread;
 
 use diesel_async::RunQueryDsl;
@@ -43,14 +44,16 @@ async fn api_reads_are_served_while_every_writer_connection_is_busy() {
         "{by_slug:?}"
     );
     // ...and the API's read is served by the readers' pool.
-    let products = db.list_products(&a.id, &ProductListQuery::default()).await;
+    let products = db
+        .list_products(&a.id, &ProductListQuery::default(), ReadFrom::Primary)
+        .await;
     assert_eq!(products.unwrap().len(), 1);
 }
 
 #[tokio::test]
 async fn a_reader_connection_refuses_to_write() {
     let t = sqlite().await;
-    let written: Result<usize, DbError> = with_read_conn!(&t.db, |conn| {
+    let written: Result<usize, DbError> = with_read_conn!(&t.db, ReadFrom::Primary, |conn| {
         diesel::sql_query("CREATE TABLE written_by_a_reader (n INTEGER)")
             .execute(conn)
             .await

@@ -7,6 +7,7 @@ use shop_domain::id::{ProductId, VariantId};
 use shop_domain::pagination::PageLimit;
 use shop_domain::stock::{StockEntry, StockListQuery};
 use shop_domain::text::SearchTerm;
+use shop_ports::port::ReadFrom;
 use shop_ports::port::StockRepository;
 
 use super::fixtures::{at, imported, product, store_products, two_shops, untracked, variant};
@@ -53,7 +54,9 @@ fn stocked(id: &str, variants: &[(&str, i64, i64)]) -> Product {
 
 async fn list(t: &TestDb, shop: &str, query: StockListQuery) -> Vec<StockEntry> {
     let shop = shop_domain::id::ShopId::parse(shop).unwrap();
-    t.db.list_stock(&shop, &query).await.unwrap()
+    t.db.list_stock(&shop, &query, ReadFrom::Primary)
+        .await
+        .unwrap()
 }
 
 #[tokio::test]

@@ -4,6 +4,7 @@ use shop_domain::api_key::KeyPrefix;
 use shop_domain::id::{MovementId, ProductId, ShopId, VariantId};
 use shop_domain::shop::Shop;
 use shop_domain::stock::{AdjustmentResult, StockAdjustment, StockListQuery};
+use shop_ports::port::ReadFrom;
 use shop_ports::port::{AdjustmentOutcome, CatalogueRepository, StockRepository};
 
 use super::fixtures::{
@@ -20,7 +21,10 @@ pub(super) async fn stock_of(t: &TestDb, shop: &Shop, variant: &str) -> Option<i
         tracked_only: false,
         ..StockListQuery::default()
     };
-    let entries = t.db.list_stock(&shop.id, &query).await.unwrap();
+    let entries =
+        t.db.list_stock(&shop.id, &query, ReadFrom::Primary)
+            .await
+            .unwrap();
     entries
         .into_iter()
         .find(|e| e.variant_id.as_str() == variant)
@@ -33,7 +37,10 @@ pub(super) async fn movement_count(t: &TestDb, shop: &ShopId) -> usize {
 
 async fn updated_at(t: &TestDb, shop: &Shop, product: &str) -> i64 {
     let id = ProductId::parse(product).unwrap();
-    let found = t.db.find_product(&shop.id, &id).await.unwrap();
+    let found =
+        t.db.find_product(&shop.id, &id, ReadFrom::Primary)
+            .await
+            .unwrap();
     found.map(|p| p.updated_at.millis()).unwrap_or(-1)
 }
 

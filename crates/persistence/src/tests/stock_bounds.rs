@@ -4,6 +4,7 @@
 
 use shop_domain::id::ProductId;
 use shop_domain::stock::{AdjustmentResult, MAX_ABS_STOCK};
+use shop_ports::port::ReadFrom;
 use shop_ports::port::{AdjustmentOutcome, CatalogueRepository, StockRepository};
 
 use super::fixtures::{adjustment, imported, keyed_shops, product, store_products};
@@ -19,7 +20,7 @@ async fn an_adjustment_beyond_the_range_changes_nothing() {
         p.variants[0].stock = MAX_ABS_STOCK - 5;
         store_products(&t.db, &a, vec![imported(p)]).await;
         let before =
-            t.db.find_product(&a.id, &ProductId::parse("p1").unwrap())
+            t.db.find_product(&a.id, &ProductId::parse("p1").unwrap(), ReadFrom::Primary)
                 .await
                 .unwrap();
 
@@ -35,7 +36,7 @@ async fn an_adjustment_beyond_the_range_changes_nothing() {
         assert_eq!(stock_of(&t, &a, "p1-v0").await, Some(MAX_ABS_STOCK - 5));
         assert_eq!(movement_count(&t, &a.id).await, 0, "{backend}");
         let after =
-            t.db.find_product(&a.id, &ProductId::parse("p1").unwrap())
+            t.db.find_product(&a.id, &ProductId::parse("p1").unwrap(), ReadFrom::Primary)
                 .await
                 .unwrap();
         assert_eq!(after, before, "{backend}: not even updatedAt moved");

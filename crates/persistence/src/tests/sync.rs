@@ -8,6 +8,7 @@ use shop_domain::order::OrderListQuery;
 use shop_domain::pagination::PageLimit;
 use shop_domain::stock::StockListQuery;
 use shop_domain::sync::ChangedSince;
+use shop_ports::port::ReadFrom;
 use shop_ports::port::{
     CatalogueRepository, ClientRepository, ImportRepository, OrderRepository, StockRepository,
 };
@@ -77,7 +78,7 @@ async fn a_stock_entry_moves_with_its_movements_switches_and_changing_imports_on
             .await
             .unwrap();
         let all =
-            t.db.list_stock(&a.id, &stock_since(0, None, 10))
+            t.db.list_stock(&a.id, &stock_since(0, None, 10), ReadFrom::Primary)
                 .await
                 .unwrap();
         assert_eq!(
@@ -95,7 +96,7 @@ async fn a_stock_entry_moves_with_its_movements_switches_and_changing_imports_on
         changed.variants.remove(1);
         t.db.import(&a.id, data(&changed), at(4_000)).await.unwrap();
         let all =
-            t.db.list_stock(&a.id, &stock_since(0, None, 10))
+            t.db.list_stock(&a.id, &stock_since(0, None, 10), ReadFrom::Primary)
                 .await
                 .unwrap();
         assert_eq!(
@@ -107,21 +108,25 @@ async fn a_stock_entry_moves_with_its_movements_switches_and_changing_imports_on
         // The same file again moves nothing.
         t.db.import(&a.id, data(&changed), at(5_000)).await.unwrap();
         let again =
-            t.db.list_stock(&a.id, &stock_since(0, None, 10))
+            t.db.list_stock(&a.id, &stock_since(0, None, 10), ReadFrom::Primary)
                 .await
                 .unwrap();
         assert_eq!(stamps(&again), stamps(&all), "{}", t.backend());
         // Pages follow (updatedAt, id) from the cursor; `since` is inclusive; the adapter
         // reads one row past the page.
         let first =
-            t.db.list_stock(&a.id, &stock_since(3_000, None, 1))
+            t.db.list_stock(&a.id, &stock_since(3_000, None, 1), ReadFrom::Primary)
                 .await
                 .unwrap();
         assert_eq!(stamps(&first), [("p1-v1", 3_000), ("p1-v2", 4_000)]);
         let next =
-            t.db.list_stock(&a.id, &stock_since(3_000, Some((3_000, "p1-v1")), 1))
-                .await
-                .unwrap();
+            t.db.list_stock(
+                &a.id,
+                &stock_since(3_000, Some((3_000, "p1-v1")), 1),
+                ReadFrom::Primary,
+            )
+            .await
+            .unwrap();
         assert_eq!(stamps(&next), [("p1-v2", 4_000)], "{}", t.backend());
     }
 }
@@ -146,15 +151,21 @@ async fn orders_and_clients_changed_since_in_update_order_within_their_shop() {
             changed: Some(ChangedSince::<OrderId>::new(at(since))),
             ..OrderListQuery::default()
         };
-        let listed = t.db.list_orders(&a.id, &orders(9_000)).await.unwrap();
+        let listed =
+            t.db.list_orders(&a.id, &orders(9_000), ReadFrom::Primary)
+                .await
+                .unwrap();
         let ids: Vec<_> = listed.iter().map(|o| o.id.clone()).collect();
         assert_eq!(ids, [changed_order], "{}", t.backend());
-        let everything = t.db.list_orders(&a.id, &orders(0)).await.unwrap();
+        let everything =
+            t.db.list_orders(&a.id, &orders(0), ReadFrom::Primary)
+                .await
+                .unwrap();
         let times: Vec<Timestamp> = everything.iter().map(|o| o.updated_at).collect();
         assert!(times.is_sorted(), "{}: {times:?}", t.backend());
         assert_eq!(*times.last().unwrap(), at(9_000));
         assert!(
-            t.db.list_orders(&b.id, &orders(0))
+            t.db.list_orders(&b.id, &orders(0), ReadFrom::Primary)
                 .await
                 .unwrap()
                 .is_empty(),
@@ -164,7 +175,10 @@ async fn orders_and_clients_changed_since_in_update_order_within_their_shop() {
             changed: Some(ChangedSince::<ClientId>::new(at(9_000))),
             ..shop_domain::client::ClientListQuery::default()
         };
-        let listed = t.db.list_clients(&a.id, &clients).await.unwrap();
+        let listed =
+            t.db.list_clients(&a.id, &clients, ReadFrom::Primary)
+                .await
+                .unwrap();
         let ids: Vec<_> = listed.iter().map(|c| c.id.clone()).collect();
         assert_eq!(ids, [changed_client], "{}", t.backend());
     }
@@ -181,7 +195,11 @@ async fn a_ticket_written_moves_its_client() {
             ..ShopImport::default()
         };
         t.db.import(&a.id, data, at(7_000)).await.unwrap();
-        let found = t.db.find_client(&a.id, &client).await.unwrap().unwrap();
+        let found =
+            t.db.find_client(&a.id, &client, ReadFrom::Primary)
+                .await
+                .unwrap()
+                .unwrap();
         assert_eq!(found.updated_at, at(7_000), "{}", t.backend());
     }
 }
@@ -208,7 +226,7 @@ async fn a_restamp_moves_exactly_the_rows_of_that_instant() {
         });
         moved.unwrap();
         let stock =
-            t.db.list_stock(&a.id, &stock_since(0, None, 10))
+            t.db.list_stock(&a.id, &stock_since(0, None, 10), ReadFrom::Primary)
                 .await
                 .unwrap();
         let product_stamps: Vec<_> = stamps(&stock)
@@ -217,14 +235,18 @@ async fn a_restamp_moves_exactly_the_rows_of_that_instant() {
             .collect();
         assert_eq!(product_stamps, [("p1-v0", 8_000)], "{}", t.backend());
         let found =
-            t.db.find_product(&a.id, &shop_domain::id::ProductId::parse("p1").unwrap())
-                .await
-                .unwrap()
-                .unwrap();
+            t.db.find_product(
+                &a.id,
+                &shop_domain::id::ProductId::parse("p1").unwrap(),
+                ReadFrom::Primary,
+            )
+            .await
+            .unwrap()
+            .unwrap();
         assert_eq!(found.updated_at, at(8_000));
         // The sales rows, written at 5000, stay.
         let orders =
-            t.db.list_orders(&a.id, &OrderListQuery::default())
+            t.db.list_orders(&a.id, &OrderListQuery::default(), ReadFrom::Primary)
                 .await
                 .unwrap();
         assert!(orders.iter().all(|o| o.updated_at != at(8_000)));

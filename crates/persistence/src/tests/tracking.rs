@@ -2,6 +2,7 @@
 //! read make of it, what it leaves alone, and the migration's backfill of the tracking from the
 //! product's.
 
+use shop_ports::port::ReadFrom;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use diesel::prelude::*;
@@ -75,7 +76,10 @@ fn ids(entries: &[shop_domain::stock::StockEntry]) -> Vec<(&str, bool)> {
 }
 
 async fn listed(t: &TestDb, shop: &Shop, query: StockListQuery) -> Vec<(String, bool)> {
-    let entries = t.db.list_stock(&shop.id, &query).await.unwrap();
+    let entries =
+        t.db.list_stock(&shop.id, &query, ReadFrom::Primary)
+            .await
+            .unwrap();
     ids(&entries)
         .into_iter()
         .map(|(id, tracked)| (id.to_owned(), tracked))
@@ -92,7 +96,11 @@ fn everything() -> StockListQuery {
 /// The product as the catalogue reads it: (track_stock, updated_at, each variant's tracking).
 async fn product_state(t: &TestDb, shop: &Shop, id: &str) -> (bool, i64, Vec<bool>) {
     let id = ProductId::parse(id).unwrap();
-    let p = t.db.find_product(&shop.id, &id).await.unwrap().unwrap();
+    let p =
+        t.db.find_product(&shop.id, &id, ReadFrom::Primary)
+            .await
+            .unwrap()
+            .unwrap();
     let tracked = p.variants.iter().map(|v| v.tracked).collect();
     (p.track_stock, p.updated_at.millis(), tracked)
 }
@@ -167,7 +175,11 @@ async fn an_untracked_variant_leaves_the_tracked_lists_and_keeps_its_stock() {
         // The catalogue reads each variant's tracking; the product still tracks (v1 does), and
         // its stock quantity counts the tracked variant only.
         let id = ProductId::parse("p1").unwrap();
-        let p = t.db.find_product(&a.id, &id).await.unwrap().unwrap();
+        let p =
+            t.db.find_product(&a.id, &id, ReadFrom::Primary)
+                .await
+                .unwrap()
+                .unwrap();
         assert_eq!(
             (p.track_stock, p.stock_quantity()),
             (true, Some(5)),

@@ -3,9 +3,11 @@ use shop_domain::catalogue::{Product, ProductListQuery};
 use shop_domain::id::{ProductId, ShopId};
 
 use crate::StoreError;
+use crate::port::ReadFrom;
 
 /// Read access to one shop's catalogue. Every method is scoped by `shop`: another shop's
-/// product is indistinguishable from a missing one.
+/// product is indistinguishable from a missing one; and reads `from` the database its caller
+/// names.
 #[cfg_attr(feature = "mocks", mockall::automock)]
 #[async_trait]
 pub trait CatalogueRepository: Send + Sync {
@@ -15,6 +17,7 @@ pub trait CatalogueRepository: Send + Sync {
         &self,
         shop: &ShopId,
         query: &ProductListQuery,
+        from: ReadFrom,
     ) -> Result<Vec<Product>, StoreError>;
 
     /// The product with all its variants in display order, or `None` if it does not exist in
@@ -23,5 +26,6 @@ pub trait CatalogueRepository: Send + Sync {
         &self,
         shop: &ShopId,
         id: &ProductId,
+        from: ReadFrom,
     ) -> Result<Option<Product>, StoreError>;
 }

@@ -3,6 +3,7 @@ use shop_domain::client::{Client, ClientListQuery};
 use shop_domain::id::{ClientId, ShopId};
 
 use crate::StoreError;
+use crate::port::ReadFrom;
 
 #[cfg_attr(feature = "mocks", mockall::automock)]
 #[async_trait]
@@ -12,8 +13,13 @@ pub trait ClientRepository: Send + Sync {
         &self,
         shop: &ShopId,
         query: &ClientListQuery,
+        from: ReadFrom,
     ) -> Result<Vec<Client>, StoreError>;
 
-    async fn find_client(&self, shop: &ShopId, id: &ClientId)
-    -> Result<Option<Client>, StoreError>;
+    async fn find_client(
+        &self,
+        shop: &ShopId,
+        id: &ClientId,
+        from: ReadFrom,
+    ) -> Result<Option<Client>, StoreError>;
 }

@@ -31,7 +31,7 @@ pub use loyalty::LoyaltyRepository;
 pub use orders::OrderRepository;
 pub use owners::{OwnerStore, PasswordHasher};
 pub use rate_limit::{RateLimitStore, RateStoreError, Reservation, Slot};
-pub use replication::{ReadScope, WritePosition, WritePositions, read_scope, reading_in};
+pub use replication::{ReadFrom, WritePosition, WritePositions};
 pub use runtime::{Clock, IdGenerator, RandomTokens};
 pub use sessions::{SessionStore, SignedIn};
 pub use shops::ShopStore;

@@ -3,6 +3,7 @@ use shop_domain::id::{OrderId, ShopId};
 use shop_domain::order::{Order, OrderListQuery};
 
 use crate::StoreError;
+use crate::port::ReadFrom;
 
 /// Read access to one shop's orders. Scoped by `shop` like every store.
 #[cfg_attr(feature = "mocks", mockall::automock)]
@@ -15,7 +16,13 @@ pub trait OrderRepository: Send + Sync {
         &self,
         shop: &ShopId,
         query: &OrderListQuery,
+        from: ReadFrom,
     ) -> Result<Vec<Order>, StoreError>;
 
-    async fn find_order(&self, shop: &ShopId, id: &OrderId) -> Result<Option<Order>, StoreError>;
+    async fn find_order(
+        &self,
+        shop: &ShopId,
+        id: &OrderId,
+        from: ReadFrom,
+    ) -> Result<Option<Order>, StoreError>;
 }

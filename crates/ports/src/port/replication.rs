@@ -2,12 +2,10 @@
 //!
 //! After a key's write commits, the position of the primary's log at that point is remembered
 //! for the key ([`WritePositions`]: shared by every instance through Redis when there is one).
-//! A request's reads then carry the position they must see ([`reading_after`]); the database
-//! adapter sends them to a replica that has replayed at least that far, or to the primary.
-//! Reads outside any such scope (the console, the command line, authentication) always go to
-//! the primary.
-
-use std::future::Future;
+//! Every read method of a repository then takes a [`ReadFrom`], named by its caller: the API's
+//! handlers pass the position the key's reads must see (`shop-http`'s `read_from.rs`), and the
+//! database adapter sends the read to a replica that has replayed at least that far, or to the
+//! primary. The console, the command line and authentication read from the primary.
 
 use async_trait::async_trait;
 use shop_domain::api_key::KeyPrefix;
@@ -30,29 +28,14 @@ pub trait WritePositions: Send + Sync {
     async fn last(&self, key: &KeyPrefix) -> Result<Option<WritePosition>, crate::BoxError>;
 }
 
-/// Where the reads of the current request may go.
+/// Which database a read goes to, named by the caller of each read. Without replicas (and
+/// always on SQLite) there is one database, and every read goes to it whatever this says.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ReadScope {
-    /// To any replica in rotation.
-    AnyReplica,
-    /// To a replica that has replayed at least this far; otherwise to the primary.
-    After(WritePosition),
-    /// To the primary only.
+pub enum ReadFrom {
+    /// The primary only: it has every committed write.
     Primary,
-}
-
-tokio::task_local! {
-    static READ_SCOPE: ReadScope;
-}
-
-/// Runs `future` with its reads in `scope`.
-pub async fn reading_in<F: Future>(scope: ReadScope, future: F) -> F::Output {
-    READ_SCOPE.scope(scope, future).await
-}
-
-/// The current request's read scope; [`ReadScope::Primary`] outside any.
-pub fn read_scope() -> ReadScope {
-    READ_SCOPE
-        .try_with(|scope| *scope)
-        .unwrap_or(ReadScope::Primary)
+    /// Any replica in rotation; the primary when none is.
+    AnyReplica,
+    /// A replica that has replayed at least this far; otherwise the primary.
+    ReplicaAfter(WritePosition),
 }

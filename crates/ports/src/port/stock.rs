@@ -8,6 +8,7 @@ use shop_domain::stock::{
 };
 
 use crate::StoreError;
+use crate::port::ReadFrom;
 
 /// The caller's idempotency key for one adjustment.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -72,11 +73,13 @@ pub enum TrackingOutcome {
 #[cfg_attr(feature = "mocks", mockall::automock)]
 #[async_trait]
 pub trait StockRepository: Send + Sync {
-    /// Up to `query.limit + 1` stock entries of the shop, by ascending variant id.
+    /// Up to `query.limit + 1` stock entries of the shop, by ascending variant id, read
+    /// `from` the database named.
     async fn list_stock(
         &self,
         shop: &ShopId,
         query: &StockListQuery,
+        from: ReadFrom,
     ) -> Result<Vec<StockEntry>, StoreError>;
 
     /// In ONE transaction that concurrent adjustments cannot interleave with (no lost update):

@@ -7,7 +7,7 @@ use shop_domain::id::{ProductId, ShopId};
 use shop_domain::pagination::Page;
 
 use super::ReadError;
-use crate::port::{CatalogueRepository, Clock};
+use crate::port::{CatalogueRepository, Clock, ReadFrom};
 
 pub struct ProductCatalogue {
     repository: Arc<dyn CatalogueRepository>,
@@ -19,24 +19,30 @@ impl ProductCatalogue {
         Self { repository, clock }
     }
 
-    /// One page of the shop's products. The stock quantity counts every variant; inactive
-    /// variants are then hidden unless the query shows them.
+    /// One page of the shop's products, read `from` the database named. The stock quantity
+    /// counts every variant; inactive variants are then hidden unless the query shows them.
     pub async fn list(
         &self,
         shop: &ShopId,
         query: &ProductListQuery,
+        from: ReadFrom,
     ) -> Result<Page<ProductListing>, ReadError> {
         let read_started = self.clock.now();
-        let rows = self.repository.list_products(shop, query).await?;
+        let rows = self.repository.list_products(shop, query, from).await?;
         let page = Page::from_overfetch(rows, query.limit, |product| product_cursor(&product.id))
             .read_at(read_started);
         let show_inactive = query.active.shows_inactive_variants();
         Ok(page.map(|product| product.into_listing(show_inactive)))
     }
 
-    /// One product with all its variants.
-    pub async fn get(&self, shop: &ShopId, id: &ProductId) -> Result<ProductListing, ReadError> {
-        let product = self.repository.find_product(shop, id).await?;
+    /// One product with all its variants, read `from` the database named.
+    pub async fn get(
+        &self,
+        shop: &ShopId,
+        id: &ProductId,
+        from: ReadFrom,
+    ) -> Result<ProductListing, ReadError> {
+        let product = self.repository.find_product(shop, id, from).await?;
         product
             .map(|p| p.into_listing(true))
             .ok_or(ReadError::NotFound)
@@ -112,8 +118,8 @@ mod tests {
         let mut repository = MockCatalogueRepository::new();
         repository
             .expect_list_products()
-            .withf(|shop_id, q| shop_id.as_str() == "shop_a" && q.limit.get() == 2)
-            .returning(|_, _| {
+            .withf(|shop_id, q, _| shop_id.as_str() == "shop_a" && q.limit.get() == 2)
+            .returning(|_, _, _| {
                 Ok(vec![
                     product("p1", [true; 2]),
                     product("p2", [true; 2]),
@@ -124,7 +130,7 @@ mod tests {
             Arc::new(repository),
             crate::usecase::test_clock::at(READ_AT),
         )
-        .list(&shop(), &query(2, ActiveFilter::Active))
+        .list(&shop(), &query(2, ActiveFilter::Active), ReadFrom::Primary)
         .await
         .unwrap();
         assert_eq!(page.items.len(), 2);
@@ -140,14 +146,14 @@ mod tests {
         let mut repository = MockCatalogueRepository::new();
         repository
             .expect_list_products()
-            .returning(|_, _| Ok(vec![product("p1", [true, false])]));
+            .returning(|_, _, _| Ok(vec![product("p1", [true, false])]));
         let catalogue = ProductCatalogue::new(
             Arc::new(repository),
             crate::usecase::test_clock::at(READ_AT),
         );
 
         let default = catalogue
-            .list(&shop(), &query(20, ActiveFilter::Active))
+            .list(&shop(), &query(20, ActiveFilter::Active), ReadFrom::Primary)
             .await
             .unwrap();
         assert_eq!(default.items[0].product.variants.len(), 1);
@@ -160,7 +166,7 @@ mod tests {
         assert_eq!(default.next_cursor, None);
 
         let all = catalogue
-            .list(&shop(), &query(20, ActiveFilter::All))
+            .list(&shop(), &query(20, ActiveFilter::All), ReadFrom::Primary)
             .await
             .unwrap();
         assert_eq!(all.items[0].product.variants.len(), 2);
@@ -171,12 +177,12 @@ mod tests {
         let mut repository = MockCatalogueRepository::new();
         repository
             .expect_find_product()
-            .returning(|_, _| Ok(Some(product("p1", [false, false]))));
+            .returning(|_, _, _| Ok(Some(product("p1", [false, false]))));
         let listing = ProductCatalogue::new(
             Arc::new(repository),
             crate::usecase::test_clock::at(READ_AT),
         )
-        .get(&shop(), &ProductId::parse("p1").unwrap())
+        .get(&shop(), &ProductId::parse("p1").unwrap(), ReadFrom::Primary)
         .await
         .unwrap();
         assert_eq!(listing.product.variants.len(), 2);
@@ -190,14 +196,18 @@ mod tests {
         repository
             .expect_find_product()
             .times(1)
-            .returning(|_, _| Ok(None));
+            .returning(|_, _, _| Ok(None));
         let catalogue = ProductCatalogue::new(
             Arc::new(repository),
             crate::usecase::test_clock::at(READ_AT),
         );
         assert!(matches!(
             catalogue
-                .get(&shop(), &ProductId::parse("p404").unwrap())
+                .get(
+                    &shop(),
+                    &ProductId::parse("p404").unwrap(),
+                    ReadFrom::Primary
+                )
                 .await,
             Err(ReadError::NotFound)
         ));

@@ -8,7 +8,7 @@ use shop_domain::pagination::{CursorKind, Page};
 use shop_domain::sync::changed_cursor;
 
 use super::ReadError;
-use crate::port::{ClientRepository, Clock};
+use crate::port::{ClientRepository, Clock, ReadFrom};
 
 pub struct ClientDirectory {
     repository: Arc<dyn ClientRepository>,
@@ -20,13 +20,15 @@ impl ClientDirectory {
         Self { repository, clock }
     }
 
+    /// One page of the shop's clients, read `from` the database named.
     pub async fn list(
         &self,
         shop: &ShopId,
         query: &ClientListQuery,
+        from: ReadFrom,
     ) -> Result<Page<Client>, ReadError> {
         let read_started = self.clock.now();
-        let rows = self.repository.list_clients(shop, query).await?;
+        let rows = self.repository.list_clients(shop, query, from).await?;
         let changed = query.changed.is_some();
         Ok(Page::from_overfetch(rows, query.limit, |client| {
             if changed {
@@ -42,9 +44,15 @@ impl ClientDirectory {
         .read_at(read_started))
     }
 
-    pub async fn get(&self, shop: &ShopId, id: &ClientId) -> Result<Client, ReadError> {
+    /// One client, read `from` the database named.
+    pub async fn get(
+        &self,
+        shop: &ShopId,
+        id: &ClientId,
+        from: ReadFrom,
+    ) -> Result<Client, ReadError> {
         self.repository
-            .find_client(shop, id)
+            .find_client(shop, id, from)
             .await?
             .ok_or(ReadError::NotFound)
     }

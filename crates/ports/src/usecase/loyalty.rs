@@ -7,7 +7,7 @@ use shop_domain::id::{ClientId, ShopId};
 use shop_domain::loyalty::{LotteryTicket, RECENT_LIMIT, Spin, TierStanding, tier_standing};
 
 use super::ReadError;
-use crate::port::{ClientRepository, LoyaltyRepository};
+use crate::port::{ClientRepository, LoyaltyRepository, ReadFrom};
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct LoyaltySummary {
@@ -32,15 +32,27 @@ impl LoyaltyOverview {
         Self { clients, loyalty }
     }
 
-    pub async fn summary(&self, shop: &ShopId, id: &ClientId) -> Result<LoyaltySummary, ReadError> {
+    /// The client's summary, every part of it read `from` the database named.
+    pub async fn summary(
+        &self,
+        shop: &ShopId,
+        id: &ClientId,
+        from: ReadFrom,
+    ) -> Result<LoyaltySummary, ReadError> {
         let client = self
             .clients
-            .find_client(shop, id)
+            .find_client(shop, id, from)
             .await?
             .ok_or(ReadError::NotFound)?;
-        let tiers = self.loyalty.tiers(shop).await?;
-        let mut recent_tickets = self.loyalty.recent_tickets(shop, id, RECENT_LIMIT).await?;
-        let mut recent_spins = self.loyalty.recent_spins(shop, id, RECENT_LIMIT).await?;
+        let tiers = self.loyalty.tiers(shop, from).await?;
+        let mut recent_tickets = self
+            .loyalty
+            .recent_tickets(shop, id, RECENT_LIMIT, from)
+            .await?;
+        let mut recent_spins = self
+            .loyalty
+            .recent_spins(shop, id, RECENT_LIMIT, from)
+            .await?;
         // The cap is the contract: never more than 10, whatever a store returns.
         recent_tickets.truncate(RECENT_LIMIT);
         recent_spins.truncate(RECENT_LIMIT);
@@ -113,7 +125,7 @@ mod tests {
 
     fn overview(clients: MockClientRepository, tickets: usize) -> LoyaltyOverview {
         let mut loyalty = MockLoyaltyRepository::new();
-        loyalty.expect_tiers().returning(|_| {
+        loyalty.expect_tiers().returning(|_, _| {
             Ok(vec![LoyaltyTier {
                 id: TierId::parse("silver").unwrap(),
                 name: "Argent".into(),
@@ -123,11 +135,11 @@ mod tests {
         });
         loyalty
             .expect_recent_tickets()
-            .withf(|_, client, limit| client.as_str() == "c1" && *limit == 10)
-            .returning(move |_, _, _| Ok((0..tickets as i64).map(ticket).collect()));
+            .withf(|_, client, limit, _| client.as_str() == "c1" && *limit == 10)
+            .returning(move |_, _, _, _| Ok((0..tickets as i64).map(ticket).collect()));
         loyalty
             .expect_recent_spins()
-            .returning(|_, _, _| Ok(vec![]));
+            .returning(|_, _, _, _| Ok(vec![]));
         LoyaltyOverview::new(Arc::new(clients), Arc::new(loyalty))
     }
 
@@ -136,9 +148,9 @@ mod tests {
         let mut clients = MockClientRepository::new();
         clients
             .expect_find_client()
-            .returning(|_, _| Ok(Some(client(600))));
+            .returning(|_, _, _| Ok(Some(client(600))));
         let summary = overview(clients, 3)
-            .summary(&shop(), &client_id("c1"))
+            .summary(&shop(), &client_id("c1"), ReadFrom::Primary)
             .await
             .unwrap();
         assert_eq!(
@@ -160,9 +172,9 @@ mod tests {
         let mut clients = MockClientRepository::new();
         clients
             .expect_find_client()
-            .returning(|_, _| Ok(Some(client(0))));
+            .returning(|_, _, _| Ok(Some(client(0))));
         let summary = overview(clients, 14)
-            .summary(&shop(), &client_id("c1"))
+            .summary(&shop(), &client_id("c1"), ReadFrom::Primary)
             .await
             .unwrap();
         assert_eq!(summary.recent_tickets.len(), 10);
@@ -173,11 +185,13 @@ mod tests {
     #[tokio::test]
     async fn an_unknown_client_is_not_found_before_any_loyalty_query() {
         let mut clients = MockClientRepository::new();
-        clients.expect_find_client().returning(|_, _| Ok(None));
+        clients.expect_find_client().returning(|_, _, _| Ok(None));
         let overview =
             LoyaltyOverview::new(Arc::new(clients), Arc::new(MockLoyaltyRepository::new()));
         assert!(matches!(
-            overview.summary(&shop(), &client_id("c404")).await,
+            overview
+                .summary(&shop(), &client_id("c404"), ReadFrom::Primary)
+                .await,
             Err(ReadError::NotFound)
         ));
     }

@@ -8,7 +8,7 @@ use shop_domain::pagination::{CursorKind, Page};
 use shop_domain::sync::changed_cursor;
 
 use super::ReadError;
-use crate::port::{Clock, OrderRepository};
+use crate::port::{Clock, OrderRepository, ReadFrom};
 
 pub struct OrderHistory {
     repository: Arc<dyn OrderRepository>,
@@ -20,13 +20,15 @@ impl OrderHistory {
         Self { repository, clock }
     }
 
+    /// One page of the shop's orders, read `from` the database named.
     pub async fn list(
         &self,
         shop: &ShopId,
         query: &OrderListQuery,
+        from: ReadFrom,
     ) -> Result<Page<Order>, ReadError> {
         let read_started = self.clock.now();
-        let rows = self.repository.list_orders(shop, query).await?;
+        let rows = self.repository.list_orders(shop, query, from).await?;
         let changed = query.changed.is_some();
         Ok(Page::from_overfetch(rows, query.limit, |order| {
             if changed {
@@ -42,9 +44,15 @@ impl OrderHistory {
         .read_at(read_started))
     }
 
-    pub async fn get(&self, shop: &ShopId, id: &OrderId) -> Result<Order, ReadError> {
+    /// One order, read `from` the database named.
+    pub async fn get(
+        &self,
+        shop: &ShopId,
+        id: &OrderId,
+        from: ReadFrom,
+    ) -> Result<Order, ReadError> {
         self.repository
-            .find_order(shop, id)
+            .find_order(shop, id, from)
             .await?
             .ok_or(ReadError::NotFound)
     }
@@ -87,7 +95,7 @@ mod tests {
         let mut repository = MockOrderRepository::new();
         repository
             .expect_list_orders()
-            .returning(|_, _| Ok(vec![order("o3", 30), order("o2", 20), order("o1", 10)]));
+            .returning(|_, _, _| Ok(vec![order("o3", 30), order("o2", 20), order("o1", 10)]));
         let query = OrderListQuery {
             limit: PageLimit::new(2).unwrap(),
             ..OrderListQuery::default()
@@ -96,7 +104,7 @@ mod tests {
             Arc::new(repository),
             crate::usecase::test_clock::at(READ_AT),
         )
-        .list(&ShopId::parse("s").unwrap(), &query)
+        .list(&ShopId::parse("s").unwrap(), &query, ReadFrom::Primary)
         .await
         .unwrap();
         assert_eq!(page.items.len(), 2);
@@ -115,7 +123,7 @@ mod tests {
         let newer = order("o0", 5);
         repository
             .expect_list_orders()
-            .returning(move |_, _| Ok(vec![changed.clone(), newer.clone()]));
+            .returning(move |_, _, _| Ok(vec![changed.clone(), newer.clone()]));
         let query = OrderListQuery {
             changed: Some(shop_domain::sync::ChangedSince::new(
                 Timestamp::from_millis(1),
@@ -127,7 +135,7 @@ mod tests {
             Arc::new(repository),
             crate::usecase::test_clock::at(READ_AT),
         )
-        .list(&ShopId::parse("s").unwrap(), &query)
+        .list(&ShopId::parse("s").unwrap(), &query, ReadFrom::Primary)
         .await
         .unwrap();
         let cursor = page.next_cursor.as_deref().unwrap();

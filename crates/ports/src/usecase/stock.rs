@@ -14,8 +14,8 @@ use shop_domain::sync::changed_cursor;
 use super::{Principal, ReadError};
 use crate::StoreError;
 use crate::port::{
-    AdjustmentCommand, Clock, IdGenerator, IdempotencyClaim, StockRepository, TrackingCommand,
-    TrackingOutcome,
+    AdjustmentCommand, Clock, IdGenerator, IdempotencyClaim, ReadFrom, StockRepository,
+    TrackingCommand, TrackingOutcome,
 };
 
 mod adjusted;
@@ -41,13 +41,15 @@ impl StockKeeper {
         }
     }
 
+    /// One page of the shop's stock, read `from` the database named.
     pub async fn list(
         &self,
         shop: &ShopId,
         query: &StockListQuery,
+        from: ReadFrom,
     ) -> Result<Page<StockEntry>, ReadError> {
         let read_started = self.clock.now();
-        let rows = self.repository.list_stock(shop, query).await?;
+        let rows = self.repository.list_stock(shop, query, from).await?;
         let changed = query.changed.is_some();
         Ok(Page::from_overfetch(rows, query.limit, |entry| {
             if changed {

@@ -11,6 +11,7 @@ use shop_domain::pagination::PageLimit;
 use shop_domain::shop::Shop;
 use shop_domain::text::SearchTerm;
 use shop_ports::port::CatalogueRepository;
+use shop_ports::port::ReadFrom;
 
 use super::super::fixtures::{imported, product, store_products, two_shops, variant};
 use super::super::{TestDb, test_databases};
@@ -47,7 +48,10 @@ async fn search_all(t: &TestDb, shop: &Shop, term: &str, limit: usize) -> Vec<St
     };
     let mut seen = Vec::new();
     loop {
-        let rows = t.db.list_products(&shop.id, &page).await.unwrap();
+        let rows =
+            t.db.list_products(&shop.id, &page, ReadFrom::Primary)
+                .await
+                .unwrap();
         let has_more = rows.len() > limit;
         seen.extend(rows.into_iter().take(limit).map(|p| p.id.into_string()));
         if !has_more {

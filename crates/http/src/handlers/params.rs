@@ -13,7 +13,7 @@
 
 use utoipa::IntoParams;
 
-use super::schemas::{ActiveFilter, DateOrInstant, OrderSource, OrderStatus, PaymentStatus};
+use crate::dto::schemas::{ActiveFilter, DateOrInstant, OrderSource, OrderStatus, PaymentStatus};
 
 /// `GET /api/v1/products`.
 #[derive(IntoParams)]

@@ -4,7 +4,7 @@
 //! Error bodies are the one envelope (`Error`); their examples are rendered by
 //! `ApiError::envelope` itself, so that the codes and messages shown are the served ones. The
 //! headers a response always carries are listed in its `x-required-headers` extension, which
-//! `super::finish` turns into `required: true` on those headers (utoipa's `Header` has no
+//! `crate::openapi::finish` turns into `required: true` on those headers (utoipa's `Header` has no
 //! `required` field).
 
 use std::collections::BTreeMap;
@@ -30,7 +30,8 @@ use crate::dto::product::ProductDto;
 use crate::dto::stock::{StockAdjustmentDto, StockEntryDto};
 use crate::error::{ApiError, Envelope, FieldIssue, Resource};
 
-/// The extension listing the headers a response always carries; removed by `super::finish`.
+/// The extension listing the headers a response always carries; removed by
+/// `crate::openapi::finish`.
 pub const REQUIRED_HEADERS_EXTENSION: &str = "x-required-headers";
 
 const JSON: &str = "application/json";
