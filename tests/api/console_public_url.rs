@@ -86,7 +86,11 @@ async fn the_session_cookie_is_host_only_and_secure_and_every_page_sends_hsts(ap
             "{path}: {:?}",
             page.headers
         );
-        assert_eq!(page.header("referrer-policy"), Some("same-origin"), "{path}");
+        assert_eq!(
+            page.header("referrer-policy"),
+            Some("same-origin"),
+            "{path}"
+        );
     }
     let signed_out = ConsoleBrowser::new(&app).get("/console/login").await;
     assert_eq!(

@@ -35,7 +35,11 @@ async fn an_owner_signs_in_through_a_tls_proxy(backend: Backend) {
     let Some(app) = TestApp::start_public(backend, &public_url).await else {
         return;
     };
-    let upstream = app.base_url().trim_start_matches("http://").parse().unwrap();
+    let upstream = app
+        .base_url()
+        .trim_start_matches("http://")
+        .parse()
+        .unwrap();
     let proxy = TlsProxy::start(&nginx, &openssl, port, upstream);
     let demo = shop_app::demo::prepare(&app.services).await.unwrap();
     // The test's certificate is its own: Chromium is told to accept it, as it would accept a

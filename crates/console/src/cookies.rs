@@ -70,7 +70,10 @@ mod tests {
         for part in ["HttpOnly", "SameSite=Strict", "Path=/", "Secure"] {
             assert!(attributes.contains(&part), "{text}");
         }
-        assert!(!text.contains("Domain") && !text.contains("Max-Age"), "{text}");
+        assert!(
+            !text.contains("Domain") && !text.contains("Max-Age"),
+            "{text}"
+        );
     }
 
     #[test]
@@ -78,7 +81,10 @@ mod tests {
         let token = SessionToken::from_random_bytes([1; 32]);
         let text = session(&token, false).to_string();
         assert!(text.starts_with("shop_console_session="), "{text}");
-        assert!(text.contains("Path=/console") && !text.contains("Secure"), "{text}");
+        assert!(
+            text.contains("Path=/console") && !text.contains("Secure"),
+            "{text}"
+        );
     }
 
     #[test]

@@ -198,7 +198,11 @@ mod tests {
         let anywhere: IpAddr = "0.0.0.0".parse().unwrap();
         let loopback: IpAddr = "127.0.0.1".parse().unwrap();
         assert!(ConsoleExposure::default().check(loopback).is_ok());
-        assert!(ConsoleExposure::default().check("::1".parse().unwrap()).is_ok());
+        assert!(
+            ConsoleExposure::default()
+                .check("::1".parse().unwrap())
+                .is_ok()
+        );
         assert_eq!(
             ConsoleExposure::default().check(anywhere),
             Err(ExposureError::NoPublicUrl { bind: anywhere })

@@ -2,8 +2,8 @@ use std::time::Duration;
 
 use serde_json::Value;
 use shop_app::server::{RunningServer, ServerConfig};
-use shop_console::ConsoleExposure;
 use shop_app::services::{RedisSettings, ReplicaSettings, ServiceSettings, Services};
+use shop_console::ConsoleExposure;
 use shop_domain::Timestamp;
 use shop_domain::rate_limit::RateBudget;
 use shop_domain::scope::ScopeSet;

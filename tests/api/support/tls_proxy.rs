@@ -54,8 +54,15 @@ impl TlsProxy {
         let dir = tempfile::tempdir().expect("temp dir");
         let path = |name: &str| dir.path().join(name).display().to_string();
         let made = Command::new(openssl)
-            .args(["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1"])
-            .args(["-subj", "/CN=localhost", "-addext", "subjectAltName=DNS:localhost"])
+            .args([
+                "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1",
+            ])
+            .args([
+                "-subj",
+                "/CN=localhost",
+                "-addext",
+                "subjectAltName=DNS:localhost",
+            ])
             .args(["-keyout", &path("key.pem"), "-out", &path("cert.pem")])
             .stdout(Stdio::null())
             .stderr(Stdio::null())

@@ -11,13 +11,13 @@ use std::str::FromStr;
 use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand};
+use shop_console::{ConsoleExposure, PublicUrl};
 use shop_domain::Timestamp;
 use shop_domain::api_key::KeyPrefix;
 use shop_domain::id::VariantId;
 use shop_domain::owner::OwnerEmail;
 use shop_domain::scope::ScopeSet;
 use shop_domain::shop::{ShopSlug, SubscriptionStatus};
-use shop_console::{ConsoleExposure, PublicUrl};
 use shop_persistence::PoolOptions;
 
 pub use limits::RateLimitArgs;

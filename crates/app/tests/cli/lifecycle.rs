@@ -122,7 +122,13 @@ fn the_console_is_served_beyond_loopback_only_behind_an_https_public_url() {
             .port();
         let mut child = cli
             .command()
-            .args(["serve", "--workers", "1", "--bind", &format!("0.0.0.0:{port}")])
+            .args([
+                "serve",
+                "--workers",
+                "1",
+                "--bind",
+                &format!("0.0.0.0:{port}"),
+            ])
             .args(extra)
             .stdout(std::process::Stdio::null())
             .stderr(std::process::Stdio::null())
@@ -141,7 +147,10 @@ fn the_console_is_served_beyond_loopback_only_behind_an_https_public_url() {
                 stream.read_to_string(&mut page).expect("read");
                 break page;
             }
-            assert!(child.try_wait().expect("status").is_none(), "{extra:?}: exited");
+            assert!(
+                child.try_wait().expect("status").is_none(),
+                "{extra:?}: exited"
+            );
             assert!(Instant::now() < deadline, "{extra:?}: not listening");
             thread::sleep(Duration::from_millis(50));
         };
