@@ -1,6 +1,5 @@
 //! Outbound ports.
 
-mod bulk_load;
 mod catalogue;
 mod clients;
 mod health;
@@ -16,7 +15,6 @@ mod sessions;
 mod shops;
 mod stock;
 
-pub use bulk_load::{BulkBatch, BulkLoader};
 pub use catalogue::CatalogueRepository;
 pub use clients::ClientRepository;
 pub use health::{
@@ -38,8 +36,6 @@ pub use stock::{
     TrackingOutcome,
 };
 
-#[cfg(feature = "mocks")]
-pub use bulk_load::MockBulkLoader;
 #[cfg(feature = "mocks")]
 pub use catalogue::MockCatalogueRepository;
 #[cfg(feature = "mocks")]
