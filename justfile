@@ -23,11 +23,15 @@ test-pg:
 test-redis:
     TEST_REDIS_URL="{{redis_url}}" REQUIRE_REDIS=1 cargo test -p shop-app
 
-# Formatting, clippy and the dependency direction, as CI checks them.
+# Formatting, clippy, the dependency direction and the rot checks, as CI checks them (needs
+# `cargo install --locked cargo-machete cargo-deny`; advisories: README, "Continuous integration").
 lint:
     cargo fmt --all --check
     cargo clippy --workspace --all-targets -- -D warnings
     scripts/check-dependency-direction.sh
+    cargo machete
+    cargo deny --locked check licenses bans sources
+    RUSTDOCFLAGS="-D warnings" cargo doc --no-deps --workspace
 
 # The demo shop on the default SQLite database.
 demo:

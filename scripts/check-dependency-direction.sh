@@ -27,6 +27,16 @@ forbid shop-ports diesel diesel-async actix-web redis deadpool-redis
 forbid shop-console shop-persistence shop-http diesel diesel-async redis
 # The integrators' client shares nothing with the server but its contract.
 forbid shop-api-client shop-domain shop-ports shop-persistence shop-http diesel actix-web
+# Benchmark seeding lives in shop-seed, which no production crate needs: the API, the console,
+# the ports and the domain never; the database adapter only with its `seed` feature (the
+# BulkLoader on diesel), which only shop-app turns on for `shop-api seed`, so not by default.
+forbid shop-domain shop-seed
+forbid shop-ports shop-seed
+forbid shop-http shop-seed
+forbid shop-console shop-seed
+forbid shop-persistence shop-seed
+# shop-seed itself is generator, use case and port: no database or HTTP framework, no adapter.
+forbid shop-seed diesel diesel-async actix-web redis shop-persistence shop-http shop-console
 # The benchmark's ceilings measure the database without the adapter: ceiling-sqlite runs the
 # adapter's statements from their text (scripts/bench/sql/sqlite/), never its code.
 forbid shop-bench shop-persistence diesel-async

@@ -15,7 +15,7 @@ use shop_domain::Timestamp;
 use shop_domain::catalogue::{BrandRef, CategoryRef, Product, Variant};
 use shop_domain::color::HexColor;
 use shop_domain::id::{BrandId, CategoryId, ProductId, TierId, VariantId};
-use shop_domain::import::{GivenStamps, ImportProblem, ImportedProduct, ShopImport};
+use shop_domain::import::{ImportProblem, ImportedProduct, ShopImport};
 use shop_domain::loyalty::LoyaltyTier;
 
 use shop_domain::tax_rate::TaxRate;
@@ -179,10 +179,7 @@ fn read_product(reader: &mut Reader<'_>, path: &str, value: &Value) -> Option<Im
     for variant in &mut product.variants {
         variant.tracked = product.track_stock;
     }
-    let stamps = GivenStamps {
-        created_at: object.optional_parsed(reader, "createdAt", Timestamp::parse_rfc3339),
-        updated_at: object.optional_parsed(reader, "updatedAt", Timestamp::parse_rfc3339),
-    };
+    let stamps = object.stamps(reader);
     Some(ImportedProduct { product, stamps })
 }
 

@@ -8,7 +8,6 @@ pub mod adapters;
 pub mod cli;
 pub mod demo;
 pub mod import_file;
-pub mod seed;
 pub mod server;
 pub mod services;
 pub mod telemetry;

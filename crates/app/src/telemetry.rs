@@ -36,10 +36,10 @@ pub enum LogFormat {
 
 /// Logs to stderr; colours only when stderr is a terminal, so that a log file stays plain.
 ///
-/// Lines are written by a dedicated thread, in batches (see [`batched_writer`]): the request's
+/// Lines are written by a dedicated thread, in batches (see `telemetry/batched_writer.rs`): the request's
 /// thread only hands its formatted line over, and a busy server writes many lines per
-/// `write(2)` instead of one each. A line appears at most [`batched_writer::GATHER`] after it
-/// was logged. No line is dropped: a request waits when [`LINES_PENDING`] lines are pending.
+/// `write(2)` instead of one each. A line appears at most `batched_writer::GATHER` after it
+/// was logged. No line is dropped: a request waits when `LINES_PENDING` lines are pending.
 /// The returned guard writes what is left when dropped; keep it until the process ends.
 pub fn init(format: LogFormat) -> std::io::Result<FlushGuard> {
     let ansi = std::io::stderr().is_terminal();

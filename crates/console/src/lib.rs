@@ -10,11 +10,11 @@
 //! **Invariants**
 //! - No rule lives in a handler or a template: pages parse the form into domain values, call
 //!   a use case and render its answer.
-//! - One guard decides "signed in" ([`guard::SignedInOwner`]) and one decides whether a
-//!   state-changing request may go on ([`guard::CheckedForm`]: a live session, a same-origin
+//! - One guard decides "signed in" (`guard::SignedInOwner`) and one decides whether a
+//!   state-changing request may go on (`guard::CheckedForm`: a live session, a same-origin
 //!   request, the session's anti-CSRF token); handlers only ask for them.
-//! - One error page ([`error::ConsoleError`]) for every failure; it never shows a cause.
-//! - Every response carries the console's security headers ([`headers`]): no inline script,
+//! - One error page (`error::ConsoleError`) for every failure; it never shows a cause.
+//! - Every response carries the console's security headers (`headers.rs`): no inline script,
 //!   no framing, no sniffing, no referrer beyond the console itself, `Cache-Control:
 //!   no-store` on pages, and HSTS when `PUBLIC_URL` is `https`.
 //! - An owner reaches only their own shop: every use case is called with the shop of the

@@ -75,7 +75,7 @@ impl TrustedProxies {
     }
 
     /// The client of a request received from `peer` with these forwarding header values:
-    /// the peer itself, unless it is a trusted proxy (see [`Self::client`]).
+    /// the peer itself, unless it is a trusted proxy (see `Self::client`).
     pub fn client_address(
         &self,
         peer: Option<IpAddr>,

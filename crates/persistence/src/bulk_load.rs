@@ -1,4 +1,5 @@
-//! `BulkLoader`: large amounts of new rows, fast, for `shop-api seed`.
+//! `shop_seed::BulkLoader`: large amounts of new rows, fast, for `shop-api seed` (only with
+//! the `seed` feature).
 //!
 //! A batch is ONE transaction of plain multi-row INSERTs (no upsert, nothing read back), parents
 //! first, each statement carrying as many rows as the backend's bind-parameter limit allows.
@@ -15,7 +16,7 @@ use async_trait::async_trait;
 use diesel::{BoolExpressionMethods, ExpressionMethods, QueryDsl};
 use shop_domain::id::ShopId;
 use shop_ports::StoreError;
-use shop_ports::port::{BulkBatch, BulkLoader};
+use shop_seed::{BulkBatch, BulkLoader};
 
 use crate::database::{Database, SqliteConn, in_transaction, with_conn};
 use crate::error::DbError;

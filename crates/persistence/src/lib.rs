@@ -15,6 +15,7 @@
 //! client's private note) have row types of their own that only the import reads, so no API
 //! read can select them.
 
+#[cfg(feature = "seed")]
 mod bulk_load;
 mod by_parent;
 mod catalogue;

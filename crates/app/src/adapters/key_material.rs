@@ -9,7 +9,8 @@ impl KeyMaterial for OsKeyMaterial {
         let mut prefix = [0u8; 4];
         let mut secret = [0u8; 32];
         // The OS generator failing means the machine cannot make keys safely at all; there is
-        // no sensible fallback, and this runs only in the owner's CLI.
+        // no sensible fallback. Keys are made only at an owner's request (the CLI's
+        // `key create` and `demo`, the console's new-key form), never on an API request.
         #[expect(clippy::expect_used, reason = "no safe fallback without OS randomness")]
         {
             getrandom::fill(&mut prefix).expect("the OS random generator is unavailable");

@@ -1,14 +1,13 @@
-//! `shop-api seed`: runs the seed use case on the generator, reports progress on stderr and
+//! `shop-api seed`: runs `shop-seed`'s use case on its generator, reports progress on stderr and
 //! one summary line on stdout.
 
 use std::io::Write;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use shop_ports::usecase::{SeedCounts, SeedShop};
+use shop_seed::{SeedCounts, SeedPlan, SeedShop};
 
 use super::SeedArgs;
-use crate::seed::{self, SeedPlan};
 use crate::services::Services;
 
 /// Progress lines on stderr come at most this often.
@@ -24,7 +23,7 @@ pub async fn run(services: &Services, args: SeedArgs) -> anyhow::Result<()> {
     )?;
     let store = Arc::new(services.database.clone());
     let use_case = SeedShop::new(store.clone(), store);
-    let shop = use_case.prepare(&plan.slug, seed::EPOCH).await?;
+    let shop = use_case.prepare(&plan.slug, shop_seed::EPOCH).await?;
     eprintln!(
         "seeding shop {} ({}) with seed {}: {} products, {} clients, {} orders",
         shop.slug, shop.id, plan.seed, plan.products, plan.clients, plan.orders
@@ -36,7 +35,7 @@ pub async fn run(services: &Services, args: SeedArgs) -> anyhow::Result<()> {
         started,
         last: started,
     };
-    let mut batches = seed::spawn(plan);
+    let mut batches = shop_seed::spawn(plan);
     let loaded = use_case
         .load(&shop.id, &mut batches, |counts| progress.report(counts))
         .await;

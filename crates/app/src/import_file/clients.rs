@@ -5,7 +5,7 @@ use serde_json::Value;
 use shop_domain::Timestamp;
 use shop_domain::client::{Billing, Client, ClientConfidential, ClientLoyalty};
 use shop_domain::id::ClientId;
-use shop_domain::import::{GivenStamps, ImportedClient};
+use shop_domain::import::ImportedClient;
 use time::Date;
 use time::macros::format_description;
 
@@ -88,15 +88,8 @@ pub fn read_client(reader: &mut Reader<'_>, path: &str, value: &Value) -> Option
     Some(ImportedClient {
         client,
         confidential,
-        stamps: stamps(reader, &object),
+        stamps: object.stamps(reader),
     })
-}
-
-pub fn stamps(reader: &mut Reader<'_>, object: &Object<'_>) -> GivenStamps {
-    GivenStamps {
-        created_at: object.optional_parsed(reader, "createdAt", Timestamp::parse_rfc3339),
-        updated_at: object.optional_parsed(reader, "updatedAt", Timestamp::parse_rfc3339),
-    }
 }
 
 fn read_billing(reader: &mut Reader<'_>, billing: &Object<'_>) -> Billing {

@@ -11,7 +11,6 @@ use shop_domain::order::{
 };
 use shop_domain::tax_rate::TaxRate;
 
-use super::clients::stamps;
 use super::reader::Reader;
 
 const FIELDS: &[&str] = &[
@@ -98,7 +97,7 @@ pub fn read_order(reader: &mut Reader<'_>, path: &str, value: &Value) -> Option<
     Some(ImportedOrder {
         order,
         confidential,
-        stamps: stamps(reader, &object),
+        stamps: object.stamps(reader),
     })
 }
 

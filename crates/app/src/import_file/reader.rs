@@ -6,8 +6,9 @@
 use std::fmt::Display;
 
 use serde_json::{Map, Value};
+use shop_domain::Timestamp;
 use shop_domain::id::InvalidId;
-use shop_domain::import::ImportProblem;
+use shop_domain::import::{GivenStamps, ImportProblem};
 use shop_domain::money::Cents;
 use shop_domain::stock::{MAX_ABS_STOCK, stock_in_range};
 use shop_domain::text::{parse_label, refuse_nul};
@@ -269,6 +270,15 @@ impl<'v> Object<'v> {
             return None;
         }
         self.optional_parsed(reader, key, parse)
+    }
+
+    /// The record's `createdAt` and `updatedAt` as the file gives them (products, clients and
+    /// orders carry both); what an absent one means is the import's rule (`resolve_stamps`).
+    pub fn stamps(&self, reader: &mut Reader<'_>) -> GivenStamps {
+        GivenStamps {
+            created_at: self.optional_parsed(reader, "createdAt", Timestamp::parse_rfc3339),
+            updated_at: self.optional_parsed(reader, "updatedAt", Timestamp::parse_rfc3339),
+        }
     }
 
     pub fn string_list(&self, reader: &mut Reader<'_>, key: &str) -> Vec<String> {

@@ -1,4 +1,5 @@
 use serde_json::json;
+use shop_domain::import::GivenStamps;
 
 use super::*;
 

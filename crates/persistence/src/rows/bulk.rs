@@ -1,4 +1,4 @@
-//! Rows only the bulk loader writes.
+//! Rows only the bulk loader writes (the `seed` feature).
 
 use diesel::prelude::*;
 use shop_domain::client::Client;

@@ -11,9 +11,9 @@ use shop_domain::text::SearchTerm;
 use shop_ports::StoreError;
 use shop_ports::port::ReadFrom;
 use shop_ports::port::{
-    BulkBatch, BulkLoader, CatalogueRepository, ClientRepository, LoyaltyRepository,
-    OrderRepository, StockRepository,
+    CatalogueRepository, ClientRepository, LoyaltyRepository, OrderRepository, StockRepository,
 };
+use shop_seed::{BulkBatch, BulkLoader};
 
 use super::fixtures::{
     at, brand, category, client, item, order, product, spin, ticket, tier, two_shops, variant,

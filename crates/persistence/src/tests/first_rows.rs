@@ -8,7 +8,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use diesel_async::{AsyncConnection, AsyncPgConnection};
 use shop_domain::client::ClientListQuery;
 use shop_domain::pagination::PageLimit;
-use shop_ports::port::{BulkBatch, BulkLoader, ClientRepository};
+use shop_ports::port::ClientRepository;
+use shop_seed::{BulkBatch, BulkLoader};
 
 use super::fixtures::{client, two_shops};
 use super::{cache_counter, test_databases};

@@ -10,7 +10,7 @@ use shop_domain::catalogue::ProductListQuery;
 use shop_domain::client::ClientListQuery;
 use shop_domain::id::{OrderId, ProductId};
 use shop_domain::order::OrderListQuery;
-use shop_ports::port::BulkLoader;
+use shop_seed::BulkLoader;
 
 use super::bulk_load::batches;
 use super::fixtures::two_shops;

@@ -1,6 +1,5 @@
 //! Outbound ports.
 
-mod bulk_load;
 mod catalogue;
 mod clients;
 mod device_secret;
@@ -17,7 +16,6 @@ mod sessions;
 mod shops;
 mod stock;
 
-pub use bulk_load::{BulkBatch, BulkLoader};
 pub use catalogue::CatalogueRepository;
 pub use clients::ClientRepository;
 pub use device_secret::DeviceSecretStore;
@@ -40,8 +38,6 @@ pub use stock::{
     TrackingOutcome,
 };
 
-#[cfg(feature = "mocks")]
-pub use bulk_load::MockBulkLoader;
 #[cfg(feature = "mocks")]
 pub use catalogue::MockCatalogueRepository;
 #[cfg(feature = "mocks")]

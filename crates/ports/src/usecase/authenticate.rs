@@ -11,12 +11,12 @@
 //! verification (the cache coalesces them), so a burst on a fresh key costs one argon2 run,
 //! not one per request.
 //!
-//! A key this instance has not verified yet is held to the failure budgets ([`failures`]):
+//! A key this instance has not verified yet is held to the failure budgets (`authenticate/failures.rs`):
 //! before its secret is verified, a slot is reserved in the client's budget for that key and in
 //! the key's own, and given back if the secret is right; an unknown prefix, or a revoked or
 //! expired key (refused without a verification), counts against the client. At most a few
 //! verifications are under way at once, and a client over its budget is looked up one
-//! request at a time ([`gate`]). Keys already verified never meet either.
+//! request at a time (`usecase/client_gate.rs`). Keys already verified never meet either.
 //!
 //! When the key's use is noted (a [`KeyUsageSink`], for the console's "last used"), each
 //! cached key notes it at most once per minute on this instance: one atomic compare on the

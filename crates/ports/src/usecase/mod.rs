@@ -13,7 +13,6 @@ pub mod owners;
 pub mod rate_limit;
 mod read_error;
 mod reserved_slots;
-pub mod seed;
 pub mod shops;
 pub mod stock;
 #[cfg(test)]
@@ -35,6 +34,5 @@ pub use owner_sessions::{OwnerSessions, SignInError, SignInLimits, StartedSessio
 pub use owners::{OwnerAdmin, OwnerAdminError};
 pub use rate_limit::{RateLimiter, RateLimits};
 pub use read_error::ReadError;
-pub use seed::{BatchSource, SeedCounts, SeedError, SeedShop};
 pub use shops::{NewShop, ShopAdmin, ShopAdminError, ShopChange};
 pub use stock::{AdjustError, Adjusted, StockKeeper};

@@ -1,11 +1,13 @@
+//! The seed's one port: writing large amounts of new rows fast. `shop-persistence`
+//! implements it on diesel under its `seed` feature (`bulk_load.rs` there).
+
 use async_trait::async_trait;
 use shop_domain::catalogue::{BrandRef, CategoryRef, Product};
 use shop_domain::client::Client;
 use shop_domain::id::ShopId;
 use shop_domain::loyalty::{LotteryTicket, LoyaltyTier, Spin};
 use shop_domain::order::Order;
-
-use crate::StoreError;
+use shop_ports::StoreError;
 
 /// New rows of one shop, written together in one transaction. Products carry their variants and
 /// orders their items. A batch may refer to rows of earlier batches (an order to a client, a
@@ -42,7 +44,8 @@ impl BulkBatch {
 
 /// Loading large amounts of new data fast, for `shop-api seed`: plain multi-row inserts in
 /// large transactions, no comparison with what is stored.
-#[cfg_attr(feature = "mocks", mockall::automock)]
+// Only this crate's tests mock it, so the mock needs no feature of its own.
+#[cfg_attr(test, mockall::automock)]
 #[async_trait]
 pub trait BulkLoader: Send + Sync {
     /// Whether the shop holds any product, client or order.

@@ -1,5 +1,5 @@
 //! The words seeded data are made of: a French gift and home-goods shop, in the spirit of the
-//! demo shop (`crate::demo`), with enough of each to give 100,000 products varied names.
+//! demo shop (`shop-api demo`, `shop_app::demo`), with enough of each to give 100,000 products varied names.
 
 /// What a product's variants differ by.
 #[derive(Clone, Copy, Debug)]

@@ -1,4 +1,4 @@
-//! `shop-api seed`: a deterministic synthetic shop at scale, for benchmarks and load tests.
+//! The generator: a deterministic synthetic shop at scale, for benchmarks and load tests.
 //!
 //! The same plan and seed make the same rows, byte for byte: every value, timestamps included,
 //! is drawn from a seeded ChaCha8 stream (one per kind of row) or derived from the fixed
@@ -21,8 +21,6 @@ use std::thread::JoinHandle;
 
 use shop_domain::Timestamp;
 use shop_domain::shop::ShopSlug;
-use shop_ports::port::BulkBatch;
-use shop_ports::usecase::BatchSource;
 use tokio::sync::mpsc;
 
 use self::catalogue::{CatalogueEntry, ProductMaker};
@@ -31,6 +29,8 @@ use self::ids::SeedIds;
 pub use self::ids::{MAX_CLIENTS, MAX_ORDERS, MAX_PRODUCTS, MAX_SLUG_LEN};
 use self::orders::OrderMaker;
 use self::random::{Draw, Stream, Timeline};
+use crate::bulk_loader::BulkBatch;
+use crate::seed_shop::BatchSource;
 
 /// The instant seeded data are "as of": 2026-11-01T00:00:00Z. Orders span the two years
 /// before it, products and clients the three years before it.
@@ -242,7 +242,7 @@ pub struct GeneratedBatches {
     thread: JoinHandle<Result<(), GeneratorError>>,
 }
 
-/// Starts making the plan's batches, at most [`BATCHES_AHEAD`] ahead of the writer.
+/// Starts making the plan's batches, at most `BATCHES_AHEAD` ahead of the writer.
 pub fn spawn(plan: SeedPlan) -> GeneratedBatches {
     let (sender, receiver) = mpsc::channel(BATCHES_AHEAD);
     let thread = std::thread::spawn(move || {

@@ -1,6 +1,7 @@
-//! `shop-api seed`: loading a large synthetic data set into an empty shop.
+//! `SeedShop`: loading a large synthetic data set into an empty shop.
 //!
-//! The data come from a [`BatchSource`] (the app's generator); this use case decides where they
+//! The data come from a [`BatchSource`] (the generator's batches, `crate::generator`); this
+//! use case decides where they
 //! go: the shop is found or created with an id derived from its slug, refused unless it is
 //! empty (so that a run is reproducible), every batch is written in its own transaction in the
 //! order the source gives, and the planner statistics are refreshed at the end.
@@ -11,8 +12,10 @@ use shop_domain::Timestamp;
 use shop_domain::id::ShopId;
 use shop_domain::shop::{Shop, ShopSlug, SubscriptionStatus};
 
-use crate::StoreError;
-use crate::port::{BulkBatch, BulkLoader, ShopStore};
+use shop_ports::StoreError;
+use shop_ports::port::ShopStore;
+
+use crate::bulk_loader::{BulkBatch, BulkLoader};
 
 #[derive(Debug, thiserror::Error)]
 pub enum SeedError {
@@ -164,8 +167,10 @@ mod tests {
     use shop_domain::id::{ClientId, OrderId, TicketId, TierId};
     use shop_domain::loyalty::{LotteryTicket, LoyaltyTier};
 
+    use shop_ports::port::MockShopStore;
+
     use super::*;
-    use crate::port::{MockBulkLoader, MockShopStore};
+    use crate::bulk_loader::MockBulkLoader;
 
     struct Batches(VecDeque<BulkBatch>);
 
