@@ -5,7 +5,7 @@ use shop_app::telemetry;
 
 // jemalloc, not glibc's malloc, for Rust's allocations and SQLite's (the unprefixed feature):
 // less CPU per list page, and freed memory goes back to the system after a few seconds where
-// glibc's per-thread arenas kept their peak (see docs/PERFORMANCE.md, "Results", 2 and 5).
+// glibc's per-thread arenas kept their peak (see docs/performance-log.md, "Full runs", 2 and 5).
 #[global_allocator]
 static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
 

@@ -9,7 +9,7 @@
 //! milliseconds anyway, so nothing changes in what is accepted, but a window holds at most one
 //! entry per millisecond of its length whatever the limit. With limits raised for a load test
 //! (10^9 per minute), one entry per request made the window's memory grow with the request
-//! rate (see docs/PERFORMANCE.md, "Results", "Earlier, in an older session").
+//! rate (see docs/performance-log.md, "Full runs", "Earlier, in an older session").
 
 use std::collections::VecDeque;
 

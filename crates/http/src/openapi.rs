@@ -204,7 +204,7 @@ pub(crate) fn configure_document(config: &mut web::ServiceConfig) {
 
 /// The docs page, `/docs/`. Registered after the API's scope: its `{_:.*}` path is a regular
 /// expression, which the router would otherwise run for every API request on its way to the
-/// scope (docs/PERFORMANCE.md, "Routes without a regular expression in the way").
+/// scope (docs/performance-log.md, "Routes without a regular expression in the way").
 pub(crate) fn configure_docs_page(config: &mut web::ServiceConfig) {
     config
         .service(web::resource("/docs").route(web::get().to(redirect_to_docs)))

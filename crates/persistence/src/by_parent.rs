@@ -5,7 +5,8 @@
 //! Every row repeats its parent's columns. [`by_parent_on_sqlite`] reads SQLite's rows itself
 //! and decodes a parent's columns on its first row only, comparing the later rows' first column
 //! (the parent's id) in place: a products page is 64 rows for 20 products, and their repeated
-//! columns were a sixth of the page's CPU (docs/PERFORMANCE.md, "One parent decoded once").
+//! columns were a large share of the page's CPU (docs/performance-log.md, "One parent decoded
+//! once").
 //! PostgreSQL reads its pages in another form (`parents_then_children.rs`).
 
 use std::ops::Range;

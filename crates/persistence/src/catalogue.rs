@@ -147,7 +147,7 @@ macro_rules! products_with_names {
 /// On PostgreSQL: the page's products by ascending id, then their variants
 /// (`parents_then_children.rs`). A join repeated a product's columns on each variant's row and
 /// sorted them all, which cost PostgreSQL more than the two statements it replaced
-/// (docs/PERFORMANCE.md, "Parents, then their children").
+/// (docs/performance-log.md, "Parents, then their children").
 impl ProductReads for AsyncPgConnection {
     async fn products_with_variants(
         &mut self,
@@ -207,7 +207,7 @@ impl ProductReads for AsyncPgConnection {
 /// connection: each value is decoded once, straight from SQLite, a product's only on its first
 /// row, and the products are assembled there. There the join costs less than the
 /// parents-then-children form, whose first branch SQLite runs as a co-routine and copies out
-/// (docs/PERFORMANCE.md, "Parents, then their children").
+/// (docs/performance-log.md, "Parents, then their children").
 impl<R: SqliteRunner> ProductReads for SqliteOn<R> {
     async fn products_with_variants(
         &mut self,

@@ -4,7 +4,7 @@
 //! five executions, then keeps one *generic* plan if that plan's estimated cost is no worse. A
 //! generic plan cannot see a bound `LIMIT`, assumes it keeps a tenth of the rows, and so always
 //! looks costlier than the custom plans of a 21-row page: every list page was planned again at
-//! every request, which cost PostgreSQL more than running it (docs/PERFORMANCE.md,
+//! every request, which cost PostgreSQL more than running it (docs/performance-log.md,
 //! "PostgreSQL's share of a read"). With the number in the text the generic plan knows the
 //! page's size, is the same plan, and is kept.
 //!
@@ -157,7 +157,7 @@ impl<C: QueryFragment<Sqlite>, Q: QueryFragment<Sqlite>> QueryFragment<Sqlite>
 
 /// `column = ANY(ARRAY(rows))` on PostgreSQL: the rows are read once, before the scan, and the
 /// scan looks their values up in an index in one pass. `IN (rows)` joined them, hashed them,
-/// and looked each one up on its own (docs/PERFORMANCE.md, "Parents, then their children").
+/// and looked each one up on its own (docs/performance-log.md, "Parents, then their children").
 impl<C: QueryFragment<Pg>, Q: QueryFragment<Pg>> QueryFragment<Pg> for InFirstRows<C, Q> {
     fn walk_ast<'b>(&'b self, out: AstPass<'_, 'b, Pg>) -> QueryResult<()> {
         self.walk(out, " = ANY(ARRAY(", "))")

@@ -4,7 +4,7 @@
 //! diesel writes `eq_any` on SQLite as `IN (?, ?, ...)`, one placeholder per id, and marks the
 //! statement as not cacheable (a list of another length is another statement): the variants of
 //! a products page, the items of an orders page and the candidates of a search were compiled
-//! again on every request, at a cost measured in docs/PERFORMANCE.md ("Results", "Changes of
+//! again on every request, at a cost measured in docs/performance-log.md ("Full runs", "Changes of
 //! 22 November"); the bound `LIMIT ?` caused the rest of the compilations, see
 //! `.cargo/config.toml`. [`one_of`] binds SQLite one JSON array, unpacked by `json_each`, and
 //! PostgreSQL one text array, as diesel's own `eq_any` already does there (`= ANY($1)`).

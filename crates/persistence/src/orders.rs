@@ -45,7 +45,7 @@ pub(crate) trait OrderQueries: OrderPage {
 
 /// On PostgreSQL: the page's orders, then their items (`parents_then_children.rs`). A join
 /// repeated an order's columns on each item's row and sorted them all, which cost PostgreSQL
-/// more than the two statements it replaced (docs/PERFORMANCE.md, "Parents, then their
+/// more than the two statements it replaced (docs/performance-log.md, "Parents, then their
 /// children").
 impl OrderQueries for AsyncPgConnection {
     async fn load_orders(
@@ -104,8 +104,8 @@ impl OrderQueries for AsyncPgConnection {
 /// statements (the calling thread, for a reader), with diesel's synchronous connection: each
 /// value is decoded once, straight from SQLite, an order's only on its first row, and the
 /// orders are assembled there. There the join costs less than the parents-then-children form,
-/// whose first branch SQLite runs as a co-routine and copies out (docs/PERFORMANCE.md, "Parents,
-/// then their children").
+/// whose first branch SQLite runs as a co-routine and copies out (docs/performance-log.md,
+/// "Parents, then their children").
 impl<R: SqliteRunner> OrderQueries for SqliteOn<R> {
     async fn load_orders(
         &mut self,

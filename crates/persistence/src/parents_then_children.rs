@@ -5,7 +5,7 @@
 //! A join would repeat a parent's columns on each of its children's rows, and sort them all
 //! again after joining: on PostgreSQL that cost more than the two statements it replaced. Here
 //! each value is sent once, the parents' branch is the page's own walk in its order, and the
-//! children's branch finds them by the page's ids (docs/PERFORMANCE.md, "Parents, then their
+//! children's branch finds them by the page's ids (docs/performance-log.md, "Parents, then their
 //! children"). SQLite keeps the join, which costs it less (`by_parent.rs`).
 //!
 //! Nothing is assumed of the order in which rows arrive but that of the parents among

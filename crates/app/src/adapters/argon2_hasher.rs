@@ -2,7 +2,7 @@
 //! secrets and owners' passwords alike.
 //!
 //! Each verification costs 19 MiB of memory and many milliseconds of CPU (see
-//! docs/PERFORMANCE.md, "Figures behind design choices in the code", "argon2 verification"),
+//! docs/performance-log.md, "argon2 verification"),
 //! so it never runs on the async workers: it goes to tokio's blocking pool, and a semaphore
 //! sized to the cores bounds how many run at once, keys and passwords together. A flood of
 //! wrong keys or passwords therefore queues instead of exhausting memory.

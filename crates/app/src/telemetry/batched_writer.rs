@@ -4,7 +4,7 @@
 //! flushes whenever it has caught up, which on a busy server is after every line or two: one
 //! `write(2)`, a futex wake-up of the writer and its spin-then-yield loop per request. On the
 //! two cores the service shares with its database, that was a visible share of the CPU of a
-//! `GET /me` (see docs/PERFORMANCE.md, "Results", "What changed since the run of 22
+//! `GET /me` (see docs/performance-log.md, "Full runs", "What changed since the run of 22
 //! November"). Here the thread sleeps on the channel only while the server is quiet;
 //! once a line arrives it lets the lines of the next [`GATHER`] pile up without waking it, then
 //! writes them with one call. A line therefore appears at most [`GATHER`] after it was logged.

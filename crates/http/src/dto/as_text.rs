@@ -2,7 +2,8 @@
 //! tax rate, a colour) and that JSON shows as a string. Each value hands its text over in one
 //! piece (`ShortText`), written with one `serialize_str`: a page carries several per row, where
 //! a `String` field would allocate and copy each, and `fmt` through serde's `collect_str` cost
-//! a few percent of a list page's CPU (docs/PERFORMANCE.md, "One parent decoded once").
+//! a measurable share of a list page's CPU (docs/performance-log.md, "One parent decoded
+//! once").
 
 mod rfc3339;
 mod tax_rate;

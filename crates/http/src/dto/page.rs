@@ -45,7 +45,7 @@ pub struct PageInfoDto {
 }
 
 /// What a list reserves per item before it is written: a product or an order with a few
-/// variants or items is about 1 KB of JSON (docs/PERFORMANCE.md, "Bytes reserved per list
+/// variants or items is about that much JSON (docs/performance-log.md, "Bytes reserved per list
 /// item"). A client or a stock entry is smaller; the excess lasts until the response is
 /// written.
 const RESERVED_BYTES_PER_ITEM: usize = 1_024;
@@ -55,7 +55,7 @@ impl<T: Serialize> ListDto<T> {
     /// from serde_json's 128 bytes, a 20 KB page was reallocated 8 times, each time copying
     /// what it held so far. Written by sonic-rs, from the same `Serialize` impls and to the
     /// same bytes as serde_json: a page is mostly strings, and its SIMD escaping is the larger
-    /// part of what a page's JSON costs (docs/PERFORMANCE.md, "One parent decoded once").
+    /// part of what a page's JSON costs (docs/performance-log.md, "One parent decoded once").
     pub fn into_response(self) -> Result<HttpResponse, ApiError> {
         let mut body = Vec::with_capacity((self.data.len() + 1) * RESERVED_BYTES_PER_ITEM);
         sonic_rs::to_writer(&mut body, &self).map_err(ApiError::internal)?;

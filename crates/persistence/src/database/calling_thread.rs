@@ -5,7 +5,7 @@
 //! worker thread must not wait with it. For a read, the hop to another thread and back (two
 //! wake-ups, two context switches, the rows freed on another thread than the one that allocated
 //! them) is a large part of a list page's cost, and leaves cores idle while requests wait
-//! (docs/PERFORMANCE.md, "SQLite reads on the calling thread").
+//! (docs/performance-log.md, "SQLite reads on the calling thread").
 //!
 //! So the pool of read connections runs each statement right away, on the actix worker that
 //! awaits it. What that costs: while a read runs, the other requests of that worker wait, as

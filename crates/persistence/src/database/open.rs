@@ -102,7 +102,7 @@ impl Database {
                 config.custom_setup = Box::new(setup_postgres);
                 // No `SELECT 1` per checkout: diesel-async already drops a connection whose
                 // socket is closed (a server restart closes them all), and the extra round trip
-                // was a measurable share of each request's CPU (see docs/PERFORMANCE.md, "No
+                // was a measurable share of each request's CPU (see docs/performance-log.md, "No
                 // ping per PostgreSQL checkout"). A connection that breaks between checkout
                 // and query fails that request with 503, like any outage.
                 config.recycling_method = RecyclingMethod::Fast;

@@ -13,7 +13,7 @@ impl Database {
     /// SQLite lets one connection write at a time. Left to SQLite, the pool's other writers
     /// poll the lock with sleeps of growing length (the busy handler: 1, 2, 5, ... 100 ms),
     /// in no order, so that under concurrent adjustments the unluckiest writer waited far
-    /// longer than the median one (see docs/PERFORMANCE.md, "Results", "Earlier fixes").
+    /// longer than the median one (see docs/performance-log.md, "Full runs", "Earlier fixes").
     /// Queued here (tokio's mutex is first come, first served), a writer is woken as soon as
     /// the previous one commits, and no pooled connection is held while waiting. The busy
     /// handler still covers writers of other processes (the CLI's import, a seed).

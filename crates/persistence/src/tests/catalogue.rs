@@ -305,8 +305,8 @@ async fn a_page_costs_one_statement_whatever_its_size() {
 
 /// The page query is prepared once per connection and reused: a statement diesel may not
 /// cache (an SQL literal in it) is compiled on every request, and on PostgreSQL planned anew
-/// each time, which multiplied PostgreSQL's CPU per products page (see docs/PERFORMANCE.md,
-/// "Figures behind design choices in the code", "A page query prepared once").
+/// each time, which multiplied PostgreSQL's CPU per products page (see
+/// docs/performance-log.md, "A page query prepared once").
 #[tokio::test]
 async fn the_page_query_is_prepared_once_per_connection() {
     for t in test_databases().await {

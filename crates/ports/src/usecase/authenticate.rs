@@ -1,8 +1,8 @@
 //! Authenticating a bearer key and authorising an operation.
 //!
-//! argon2 costs many milliseconds of CPU per verification (see docs/PERFORMANCE.md, "Figures
-//! behind design choices in the code", "argon2 verification"), so a successful verification is
-//! remembered in a bounded in-process cache keyed by the SHA-256 digest of the full key (the
+//! argon2 costs many milliseconds of CPU per verification (see docs/performance-log.md,
+//! "argon2 verification"), so a successful verification is remembered in a bounded
+//! in-process cache keyed by the SHA-256 digest of the full key (the
 //! secret itself is never kept). The key row and its shop are re-read from the store when the
 //! cached copy is older than `freshness` (5 s by default), which bounds how long a
 //! revocation, an expiry or a plan/subscription change takes to apply. Re-reading does not

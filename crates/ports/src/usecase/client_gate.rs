@@ -74,8 +74,8 @@ impl ClientGate {
     const FREE_WITHIN_MILLIS: i64 = 1_000;
 
     /// Verifications: 64 under way in all, one per client. A newcomer waits, per active client
-    /// ahead of it, one argon2 verification's CPU divided by the cores (see docs/PERFORMANCE.md,
-    /// "Figures behind design choices in the code", "argon2 verification").
+    /// ahead of it, one argon2 verification's CPU divided by the cores (see
+    /// docs/performance-log.md, "argon2 verification").
     pub fn for_verifications() -> Self {
         Self::new(64, 1)
     }

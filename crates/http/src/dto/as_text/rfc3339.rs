@@ -1,6 +1,6 @@
 //! A timestamp's API text (`2026-11-21T09:30:00.000Z`) made in a fixed buffer, digit by digit:
 //! response bodies carry several timestamps per row, and `time`'s format-description formatter
-//! cost a share of a list page's CPU (docs/PERFORMANCE.md, "Timestamps written without a format
+//! cost a share of a list page's CPU (docs/performance-log.md, "Timestamps written without a format
 //! description"). It writes what `Timestamp`'s `Display` writes; a test holds it to it.
 
 use shop_domain::Timestamp;
