@@ -4,12 +4,10 @@
 //! a form whose body trickles in is cut at the API's deadline. The same deployment in a real
 //! browser through a real proxy: `console_tls_proxy.rs`.
 
-use std::time::{Duration, Instant};
-
-use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
-use tokio::net::TcpStream;
+use std::time::Duration;
 
 use crate::support::console::ConsoleBrowser;
+use crate::support::trickle::trickle;
 use crate::support::{Backend, TestApp};
 
 const PUBLIC_URL: &str = "https://shop.example";
@@ -181,22 +179,14 @@ async fn a_form_is_accepted_from_the_public_origin_only_whatever_the_host(app: T
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_trickled_console_form_is_cut_with_408() {
     let app = TestApp::start(Backend::Sqlite).await.unwrap();
-    let address = app.base_url().trim_start_matches("http://").to_owned();
-    let mut connection = TcpStream::connect(&address).await.unwrap();
-    let head = format!(
-        "POST /console/login HTTP/1.1\r\nHost: {address}\r\n\
-         Content-Type: application/x-www-form-urlencoded\r\n\
-         Content-Length: 100\r\n\r\nemail=ana%40atelier.fr&pass"
-    );
-    connection.write_all(head.as_bytes()).await.unwrap();
-    let sent = Instant::now();
-    let mut answer = Vec::new();
-    tokio::time::timeout(Duration::from_secs(30), connection.read_to_end(&mut answer))
-        .await
-        .expect("the server closes the connection")
-        .unwrap();
-    let waited = sent.elapsed();
-    let answer = String::from_utf8_lossy(&answer);
+    let (answer, waited) = trickle(&app, |address| {
+        format!(
+            "POST /console/login HTTP/1.1\r\nHost: {address}\r\n\
+             Content-Type: application/x-www-form-urlencoded\r\n\
+             Content-Length: 100\r\n\r\nemail=ana%40atelier.fr&pass"
+        )
+    })
+    .await;
     assert!(answer.starts_with("HTTP/1.1 408"), "{answer}");
     assert!(answer.contains("The form took too long"), "{answer}");
     assert!(

@@ -1,11 +1,10 @@
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use serde_json::{Value, json};
-use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
-use tokio::net::TcpStream;
 
 use crate::fixtures::{bare_product, products};
 use crate::stock_list::stocked;
+use crate::support::trickle::trickle;
 use crate::support::{Reply, TestApp, on_both_databases};
 
 on_both_databases!(
@@ -414,22 +413,14 @@ async fn an_idempotent_retry_replays_and_a_reused_key_is_refused(app: TestApp) {
 async fn a_trickled_body_is_cut_with_408(app: TestApp) {
     let key = stocked(&app, "stock:write,stock:read").await;
     let before = stock_of(&app.get("/api/v1/stock", &key).await, "v_ok");
-    let address = app.url("").trim_start_matches("http://").to_owned();
-    let mut connection = TcpStream::connect(&address).await.unwrap();
-    let head = format!(
-        "POST /api/v1/stock/adjustments HTTP/1.1\r\nHost: {address}\r\n\
-         Authorization: Bearer {key}\r\nContent-Type: application/json\r\n\
-         Content-Length: 64\r\n\r\n{{\"variantId\": \"v_ok\", "
-    );
-    connection.write_all(head.as_bytes()).await.unwrap();
-    let sent = Instant::now();
-    let mut answer = Vec::new();
-    tokio::time::timeout(Duration::from_secs(30), connection.read_to_end(&mut answer))
-        .await
-        .expect("the server closes the connection")
-        .unwrap();
-    let waited = sent.elapsed();
-    let answer = String::from_utf8_lossy(&answer);
+    let (answer, waited) = trickle(&app, |address| {
+        format!(
+            "POST /api/v1/stock/adjustments HTTP/1.1\r\nHost: {address}\r\n\
+             Authorization: Bearer {key}\r\nContent-Type: application/json\r\n\
+             Content-Length: 64\r\n\r\n{{\"variantId\": \"v_ok\", "
+        )
+    })
+    .await;
     assert!(answer.starts_with("HTTP/1.1 408"), "{answer}");
     assert!(answer.contains(r#""code":"REQUEST_TIMEOUT""#), "{answer}");
     assert!(

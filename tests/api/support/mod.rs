@@ -7,6 +7,7 @@ pub mod logs;
 pub mod postgres;
 pub mod proxy;
 pub mod tls_proxy;
+pub mod trickle;
 
 pub use app::{Backend, Reply, TestApp};
 
