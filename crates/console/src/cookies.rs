@@ -9,50 +9,74 @@
 //! `Path=/console`, which a browser sends over plain HTTP.
 
 use actix_web::HttpRequest;
-use actix_web::cookie::{Cookie, SameSite};
+use actix_web::cookie::{Cookie, CookieBuilder, SameSite};
 use shop_domain::owner_session::SessionToken;
 
 use crate::routes::PREFIX;
 
-const SESSION_COOKIE: &str = "shop_console_session";
-const HOST_ONLY_SESSION_COOKIE: &str = "__Host-shop_console_session";
+/// One of the console's cookies, named, scoped and secured by one rule: over `https`
+/// `__Host-`-prefixed, `Secure`, `Path=/`; otherwise plain, on `Path=/console`; `HttpOnly` and
+/// `SameSite=Strict` always.
+#[derive(Clone, Copy)]
+pub struct ConsoleCookie {
+    plain: &'static str,
+    host_only: &'static str,
+}
 
-/// The session cookie's name where owners reach the console over TLS (`https`) or not.
-pub fn session_cookie_name(https: bool) -> &'static str {
-    if https {
-        HOST_ONLY_SESSION_COOKIE
-    } else {
-        SESSION_COOKIE
+impl ConsoleCookie {
+    pub const SESSION: Self = Self {
+        plain: "shop_console_session",
+        host_only: "__Host-shop_console_session",
+    };
+    /// The device cookie of `device_cookie.rs`.
+    pub const DEVICE: Self = Self {
+        plain: "shop_console_device",
+        host_only: "__Host-shop_console_device",
+    };
+
+    /// Its name where owners reach the console over TLS (`https`) or not.
+    pub fn name(self, https: bool) -> &'static str {
+        if https { self.host_only } else { self.plain }
+    }
+
+    /// Its value in `request`, if the request presents it.
+    pub fn value(self, request: &HttpRequest, https: bool) -> Option<String> {
+        request
+            .cookie(self.name(https))
+            .map(|cookie| cookie.value().to_owned())
+    }
+
+    /// The cookie holding `value`, with every attribute the rule gives it.
+    pub fn holding(self, value: String, https: bool) -> CookieBuilder<'static> {
+        Cookie::build(self.name(https), value)
+            .path(if https { "/" } else { PREFIX })
+            .http_only(true)
+            .same_site(SameSite::Strict)
+            .secure(https)
     }
 }
 
 /// The session token the request presents, if its cookie holds one.
 pub fn session_token(request: &HttpRequest, https: bool) -> Option<SessionToken> {
-    request
-        .cookie(session_cookie_name(https))
-        .and_then(|cookie| SessionToken::parse(cookie.value()))
+    ConsoleCookie::SESSION
+        .value(request, https)
+        .and_then(|value| SessionToken::parse(&value))
 }
 
 /// The cookie that hands `token` to the browser, once, at sign-in.
 pub fn session(token: &SessionToken, https: bool) -> Cookie<'static> {
-    cookie(token.expose().to_owned(), https)
+    ConsoleCookie::SESSION
+        .holding(token.expose().to_owned(), https)
+        .finish()
 }
 
 /// The cookie that makes the browser forget its session id.
 pub fn removal(https: bool) -> Cookie<'static> {
-    let mut cookie = cookie(String::new(), https);
+    let mut cookie = ConsoleCookie::SESSION
+        .holding(String::new(), https)
+        .finish();
     cookie.make_removal();
     cookie
-}
-
-/// The session cookie holding `value`, with every attribute it always has.
-fn cookie(value: String, https: bool) -> Cookie<'static> {
-    Cookie::build(session_cookie_name(https), value)
-        .path(if https { "/" } else { PREFIX })
-        .http_only(true)
-        .same_site(SameSite::Strict)
-        .secure(https)
-        .finish()
 }
 
 #[cfg(test)]
@@ -105,7 +129,10 @@ mod tests {
     fn over_tls_a_cookie_without_the_prefix_is_no_session() {
         let token = SessionToken::from_random_bytes([2; 32]);
         let planted = TestRequest::get()
-            .cookie(Cookie::new(SESSION_COOKIE, token.expose().to_owned()))
+            .cookie(Cookie::new(
+                ConsoleCookie::SESSION.name(false),
+                token.expose().to_owned(),
+            ))
             .to_http_request();
         assert!(session_token(&planted, true).is_none());
         assert!(session_token(&planted, false).is_some());

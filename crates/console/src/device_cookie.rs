@@ -7,22 +7,11 @@
 //! It opens nothing by itself (the password is still asked for).
 
 use actix_web::HttpRequest;
+use actix_web::cookie::Cookie;
 use actix_web::cookie::time::Duration;
-use actix_web::cookie::{Cookie, SameSite};
 use shop_domain::owner_device::DeviceCookie;
 
-use crate::routes::PREFIX;
-
-pub const DEVICE_COOKIE: &str = "shop_console_device";
-const HOST_ONLY_DEVICE_COOKIE: &str = "__Host-shop_console_device";
-
-fn name(https: bool) -> &'static str {
-    if https {
-        HOST_ONLY_DEVICE_COOKIE
-    } else {
-        DEVICE_COOKIE
-    }
-}
+use crate::cookies::ConsoleCookie;
 
 /// How long a browser keeps its device cookie.
 const LIFETIME: Duration = Duration::days(365);
@@ -30,18 +19,15 @@ const LIFETIME: Duration = Duration::days(365);
 /// The device cookie the request presents, if it has the shape of one (its signature is the
 /// use case's to check).
 pub fn presented(request: &HttpRequest, https: bool) -> Option<DeviceCookie> {
-    request
-        .cookie(name(https))
-        .and_then(|cookie| DeviceCookie::presented(cookie.value()))
+    ConsoleCookie::DEVICE
+        .value(request, https)
+        .and_then(|value| DeviceCookie::presented(&value))
 }
 
 /// The cookie that hands `device` to the browser that just signed in.
 pub fn issued(device: &DeviceCookie, https: bool) -> Cookie<'static> {
-    Cookie::build(name(https), device.expose().to_owned())
-        .path(if https { "/" } else { PREFIX })
-        .http_only(true)
-        .same_site(SameSite::Strict)
-        .secure(https)
+    ConsoleCookie::DEVICE
+        .holding(device.expose().to_owned(), https)
         .max_age(LIFETIME)
         .finish()
 }
