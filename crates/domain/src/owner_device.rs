@@ -19,12 +19,11 @@ use hmac::{Hmac, Mac};
 use sha2::Sha256;
 use subtle::ConstantTimeEq;
 
-use crate::hex::{is_lower_hex, to_lower_hex};
+use crate::hex::{from_lower_hex, is_lower_hex, to_lower_hex};
 use crate::owner::{MAX_EMAIL_LEN, OwnerEmail};
 
 const NONCE_HEX_LEN: usize = 64;
 const SIGNATURE_HEX_LEN: usize = 64;
-const SECRET_HEX_LEN: usize = 64;
 /// The longest cookie value: a longest e-mail (4 bytes a character at most) in base64url,
 /// then the two hex fields and their dots.
 const MAX_COOKIE_LEN: usize =
@@ -43,14 +42,7 @@ impl DeviceSecret {
 
     /// A secret read back from the store: 64 lower-case hex digits, else `None`.
     pub fn from_stored(text: &str) -> Option<Self> {
-        if !is_lower_hex(text, SECRET_HEX_LEN) {
-            return None;
-        }
-        let mut bytes = [0; 32];
-        for (byte, pair) in bytes.iter_mut().zip(text.as_bytes().chunks_exact(2)) {
-            *byte = u8::from_str_radix(std::str::from_utf8(pair).ok()?, 16).ok()?;
-        }
-        Some(Self(bytes))
+        from_lower_hex(text).map(Self)
     }
 
     /// What the store keeps: to be written there only, never logged.
