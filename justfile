@@ -46,3 +46,8 @@ ci:
 # for a few minutes, BENCH_* variables: see scripts/bench/bench.py).
 bench *args:
     python3 scripts/bench/bench.py {{args}}
+
+# This checkout's benchmark against an earlier commit's, in alternated runs: a table of every
+# target's change and spread in target/bench/alternate/comparison.md (scripts/bench/alternate.py).
+bench-against commit *args:
+    python3 scripts/bench/alternate.py {{commit}} {{args}}

@@ -9,6 +9,7 @@ import unittest
 from pathlib import Path
 from unittest import mock
 
+import alternate
 import bench
 from benchlib import (api, config, cpu, latency, pgbench, plans, report, rounds, soak,
                       sqlite_ceiling, targets, wrk)
@@ -998,6 +999,38 @@ class ConfigTest(unittest.TestCase):
     def test_passwords_stay_out_of_the_report(self):
         self.assertEqual(config.redact_password("postgres://u:secret@h:5432/db"),
                          "postgres://u:***@h:5432/db")
+
+
+class AlternateTest(unittest.TestCase):
+    """scripts/bench/alternate.py: the earlier commit's runs against this checkout's."""
+
+    def row(self, rows, fragment):
+        found = [r for r in rows if fragment in r["target"]]
+        self.assertEqual(len(found), 1, fragment)
+        return found[0]
+
+    def test_a_change_within_the_rounds_spread_is_not_worse(self):
+        # The deep page's rounds are p50 ± 0.1 over 1.2: a ratio spread of about 0.17.
+        rows = alternate.compare([results(deep_p50=1.0)], [results(deep_p50=1.1)])
+        deep = self.row(rows, "rows deep")
+        self.assertGreater(deep["loss"], 0)
+        self.assertFalse(deep["worse"])
+
+    def test_a_loss_beyond_the_spread_is_worse_whichever_way_the_figure_improves(self):
+        lower = alternate.compare([results(deep_p50=1.0)], [results(deep_p50=1.6)])
+        self.assertTrue(self.row(lower, "rows deep")["worse"])
+        # A throughput ratio improves upwards: less req/s against the same ceiling is a loss.
+        higher = alternate.compare([results(api_me=8000.0)], [results(api_me=5000.0)])
+        self.assertTrue(self.row(higher, "GET /api/v1/me")["worse"])
+        better = alternate.compare([results(api_me=5000.0)], [results(api_me=8000.0)])
+        self.assertFalse(self.row(better, "GET /api/v1/me")["worse"])
+
+    def test_a_figure_measured_once_a_run_is_held_to_the_spread_between_runs(self):
+        base = [results(peak=40.0), results(peak=44.0)]
+        self.assertFalse(self.row(alternate.compare(base, [results(peak=45.0)]),
+                                  "peak RSS")["worse"])
+        self.assertTrue(self.row(alternate.compare(base, [results(peak=50.0)]),
+                                 "peak RSS")["worse"])
 
 
 if __name__ == "__main__":

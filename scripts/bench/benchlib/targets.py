@@ -24,9 +24,16 @@ PEAK_RSS_MB = 100
 SOAK_TOLERANCE_MB = 2.0  # or 2 % of the RSS, whichever is larger: allocator noise
 
 
-def _row(target, backend, measured, limit, met):
+# Which way a target's figure improves: a throughput ratio up, everything else down.
+HIGHER, LOWER = "higher", "lower"
+
+
+def _row(target, backend, measured, limit, met, value=None, rounds=(), better=LOWER):
+    """`measured` is the report's text; `value` the figure that decides `met` (None when not
+    measured), `rounds` the per-round figures it is the median of, and `better` the way it
+    improves: what a comparison of two runs (scripts/bench/alternate.py) reads."""
     return {"target": target, "backend": backend, "measured": measured, "limit": limit,
-            "met": met}
+            "met": met, "value": value, "rounds": list(rounds), "better": better}
 
 
 def throughput_ratio(entry, ceiling):
@@ -64,6 +71,7 @@ def _throughput(name, backend, entry):
             f"{request}: req/s ≥ {minimum} × ceiling {label}", backend,
             "not measured" if ratio is None else f"{ratio:.2f}{spread}",
             f"≥ {minimum}", None if ratio is None else ratio >= minimum,
+            value=ratio, rounds=per_round, better=HIGHER,
         ))
     if name == "adjustments" and backend == "sqlite":
         api = entry["api"]
@@ -73,6 +81,7 @@ def _throughput(name, backend, entry):
             f"{api['rps']:,.0f} writes/s, p99/p50 = "
             + ("n/a" if tail is None else f"{tail:.1f}"),
             f"< {SQLITE_WRITE_TAIL}", None if tail is None else tail < SQLITE_WRITE_TAIL,
+            value=tail,
         ))
     return rows
 
@@ -104,7 +113,8 @@ def _ratio_row(target, backend, numerator, denominator, limit, note=""):
     else:
         ratio = numerator["p50_ms"] / denominator["p50_ms"]
         text = f"{ratio:.2f} ({medians})"
-    return _row(target, backend, text, f"≤ {limit}", ratio <= limit)
+    return _row(target, backend, text, f"≤ {limit}", ratio <= limit, value=ratio,
+                rounds=per_round)
 
 
 def _flat(backend, flat):
@@ -130,7 +140,8 @@ def _memory(backend, memory, soak):
     peak = memory.get("peak_mb_total")
     rows.append(_row("peak RSS of the server (VmHWM)", backend,
                      "not measured" if peak is None else f"{peak:.1f} MB",
-                     f"≤ {PEAK_RSS_MB} MB", None if peak is None else peak <= PEAK_RSS_MB))
+                     f"≤ {PEAK_RSS_MB} MB", None if peak is None else peak <= PEAK_RSS_MB,
+                     value=peak))
     if soak:
         growth = soak["rss_last_quarter_mb"] - soak["rss_first_quarter_mb"]
         tolerance = max(SOAK_TOLERANCE_MB, 0.02 * soak["rss_first_quarter_mb"])
@@ -139,6 +150,7 @@ def _memory(backend, memory, soak):
             f"the first {soak.get('settle_s', 0):.0f} s)",
             backend, f"{growth:+.1f} MB (slope {soak['slope_mb_per_min']:+.3f} MB/min)",
             f"≤ +{tolerance:.1f} MB", growth <= tolerance and soak["failed_requests"] == 0,
+            value=growth,
         ))
     else:
         rows.append(_row("no RSS growth over the soak", backend, "not run", "", None))
