@@ -1,11 +1,10 @@
 //! `ImportRepository`: an idempotent upsert of a shop's data, all or nothing, in one
 //! transaction.
 //!
-//! Steps: (1) [`checks`] collects every problem only the database can see, with its path in
-//! the file: ids that already belong to another shop (ids are global primary keys), a variant
-//! or order item id stored under another parent, and references (an order's client, an item's
-//! product and variant, a ticket's or spin's client and order) that resolve neither in the
-//! file nor in the shop. Any problem refuses the whole file before anything is written.
+//! Steps: (1) [`checks`] reads where the ids of the file are stored (which shop, which parent)
+//! and hands that to `shop_domain::import::refusals`, whose rules say which rows are refused and
+//! at which JSON path: ids of another shop, children stored under another parent, references
+//! that resolve nowhere. Any problem refuses the whole file before anything is written.
 //! (2) Each kind is loaded as stored, decided row by row with the domain's `decide_*` rules,
 //! and only the rows they say changed are written, parents before children (tiers, products,
 //! clients, orders, then tickets and spins) so that foreign keys hold at every statement.
@@ -168,12 +167,4 @@ fn check_written(written: usize, table: &str, id: &str) -> Result<(), DbError> {
             "{table} id {id} was taken by another shop during the import"
         )))
     }
-}
-
-/// Sorted, de-duplicated, owned: ready to be chunked into `IN (…)` lists.
-fn distinct<'i>(ids: impl Iterator<Item = &'i str>) -> Vec<String> {
-    let mut ids: Vec<String> = ids.map(str::to_owned).collect();
-    ids.sort_unstable();
-    ids.dedup();
-    ids
 }

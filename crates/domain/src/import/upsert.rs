@@ -1,161 +1,15 @@
-//! Rules of `shop-api import`: an idempotent upsert by id.
-//!
-//! Re-importing the same file must change nothing, not even `updatedAt`, so a product is only
-//! written when its content or its given timestamps differ from what is stored.
+//! What an import writes: an idempotent upsert by id. Re-importing the same file changes
+//! nothing, not even `updatedAt`, so a row is only written when its content or its given
+//! timestamps differ from what is stored.
 
 use std::collections::HashSet;
 
+use super::{GivenStamps, ImportedClient, ImportedEvent, ImportedOrder, ImportedProduct};
 use crate::Timestamp;
 use crate::catalogue::Product;
 use crate::client::{Client, ClientConfidential};
-use crate::loyalty::{LotteryTicket, LoyaltyTier, Spin};
+use crate::loyalty::{LotteryTicket, Spin};
 use crate::order::{Order, OrderConfidential};
-
-/// Timestamps as given in the file (see [`resolve_stamps`]).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct GivenStamps {
-    /// Kept when given; absent: the stored one, or now.
-    pub created_at: Option<Timestamp>,
-    /// Read and checked like any field, never stored: a written row's `updatedAt` is the
-    /// time of the write.
-    pub updated_at: Option<Timestamp>,
-}
-
-/// A product from an import file. Its `created_at`/`updated_at` fields are placeholders: the
-/// real ones come from [`decide_product_import`].
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ImportedProduct {
-    pub product: Product,
-    pub stamps: GivenStamps,
-}
-
-/// A client from an import file, with its private fields (placeholders for timestamps, as
-/// for products).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ImportedClient {
-    pub client: Client,
-    pub confidential: ClientConfidential,
-    pub stamps: GivenStamps,
-}
-
-/// An order from an import file, with its confidential fields.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ImportedOrder {
-    pub order: Order,
-    pub confidential: OrderConfidential,
-    pub stamps: GivenStamps,
-}
-
-/// A ticket or a spin from an import file; `created_at` as given (absent: kept or now).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ImportedEvent<T> {
-    pub event: T,
-    pub created_at: Option<Timestamp>,
-}
-
-/// Everything an import file holds.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct ShopImport {
-    pub tiers: Vec<LoyaltyTier>,
-    pub products: Vec<ImportedProduct>,
-    pub clients: Vec<ImportedClient>,
-    pub orders: Vec<ImportedOrder>,
-    pub lottery_tickets: Vec<ImportedEvent<LotteryTicket>>,
-    pub spins: Vec<ImportedEvent<Spin>>,
-}
-
-/// A problem in an import file, at a JSON path such as `products[3].variants[0].id`.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ImportProblem {
-    pub path: String,
-    pub message: String,
-}
-
-impl ImportProblem {
-    pub fn new(path: impl Into<String>, message: impl Into<String>) -> Self {
-        Self {
-            path: path.into(),
-            message: message.into(),
-        }
-    }
-}
-
-impl std::fmt::Display for ImportProblem {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}: {}", self.path, self.message)
-    }
-}
-
-impl ShopImport {
-    /// Ids that appear twice in the file, each with the path of its second occurrence.
-    pub fn duplicate_ids(&self) -> Vec<ImportProblem> {
-        let mut seen = DuplicateFinder::default();
-        for (p, imported) in self.products.iter().enumerate() {
-            seen.check(
-                "products",
-                imported.product.id.as_str(),
-                format!("products[{p}].id"),
-            );
-            for (v, variant) in imported.product.variants.iter().enumerate() {
-                seen.check(
-                    "variants",
-                    variant.id.as_str(),
-                    format!("products[{p}].variants[{v}].id"),
-                );
-            }
-        }
-        for (t, tier) in self.tiers.iter().enumerate() {
-            seen.check("tiers", tier.id.as_str(), format!("loyaltyTiers[{t}].id"));
-        }
-        for (c, imported) in self.clients.iter().enumerate() {
-            seen.check(
-                "clients",
-                imported.client.id.as_str(),
-                format!("clients[{c}].id"),
-            );
-        }
-        for (o, imported) in self.orders.iter().enumerate() {
-            seen.check(
-                "orders",
-                imported.order.id.as_str(),
-                format!("orders[{o}].id"),
-            );
-            for (i, item) in imported.order.items.iter().enumerate() {
-                seen.check(
-                    "items",
-                    item.id.as_str(),
-                    format!("orders[{o}].items[{i}].id"),
-                );
-            }
-        }
-        for (t, ticket) in self.lottery_tickets.iter().enumerate() {
-            seen.check(
-                "tickets",
-                ticket.event.id.as_str(),
-                format!("lotteryTickets[{t}].id"),
-            );
-        }
-        for (s, spin) in self.spins.iter().enumerate() {
-            seen.check("spins", spin.event.id.as_str(), format!("spins[{s}].id"));
-        }
-        seen.problems
-    }
-}
-
-#[derive(Default)]
-struct DuplicateFinder {
-    seen: HashSet<(&'static str, String)>,
-    problems: Vec<ImportProblem>,
-}
-
-impl DuplicateFinder {
-    fn check(&mut self, kind: &'static str, id: &str, path: String) {
-        if !self.seen.insert((kind, id.to_owned())) {
-            self.problems
-                .push(ImportProblem::new(path, "duplicate id in this file"));
-        }
-    }
-}
 
 /// What to do with one imported row.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -478,23 +332,6 @@ mod tests {
             NOW,
         );
         assert_eq!(decision, ImportDecision::Unchanged);
-    }
-
-    #[test]
-    fn duplicate_ids_are_reported_with_their_path() {
-        let import = ShopImport {
-            products: vec![imported(stored()), imported(stored())],
-            ..ShopImport::default()
-        };
-        let paths: Vec<_> = import.duplicate_ids().into_iter().map(|p| p.path).collect();
-        assert_eq!(
-            paths,
-            [
-                "products[1].id",
-                "products[1].variants[0].id",
-                "products[1].variants[1].id"
-            ]
-        );
     }
 
     fn ticket(created_at: i64) -> LotteryTicket {
