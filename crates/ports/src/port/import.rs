@@ -25,11 +25,9 @@ pub struct ImportReport {
 
 #[derive(Debug, thiserror::Error)]
 pub enum ImportStoreError {
-    /// Problems only the store can see, each at its JSON path; nothing was written. Ids that
-    /// belong to another shop (ids are unique across shops), a variant id of another product,
-    /// and references to rows that exist neither in the file nor in the shop (an order's
-    /// `clientId`, an item's `productId`/`variantId`, a ticket's or spin's `clientId` and
-    /// `orderId`).
+    /// The file against what the store holds, each problem at its JSON path; nothing was
+    /// written. The rules are the domain's, [`shop_domain::import::refusals`]: the store only
+    /// says where the file's ids are stored.
     #[error("the file refers to rows it may not")]
     Rejected(Vec<ImportProblem>),
     #[error(transparent)]
