@@ -178,7 +178,7 @@ impl RunningServer {
 
     /// Where an owner signs in to the console.
     pub fn console_url(&self) -> String {
-        format!("{}{}/login", self.base_url(), shop_console::PREFIX)
+        format!("{}{}", self.base_url(), shop_console::LOGIN_PATH)
     }
 
     /// Runs until the API's server stops (SIGTERM or SIGINT: it stops accepting, lets the

@@ -12,7 +12,7 @@ use actix_web::HttpRequest;
 use actix_web::cookie::{Cookie, CookieBuilder, SameSite};
 use shop_domain::owner_session::SessionToken;
 
-use crate::routes::PREFIX;
+use crate::urls::PREFIX;
 
 /// One of the console's cookies, named, scoped and secured by one rule: over `https`
 /// `__Host-`-prefixed, `Secure`, `Path=/`; otherwise plain, on `Path=/console`; `HttpOnly` and

@@ -2,17 +2,26 @@
 //!
 //! The page says what the owner can do about it, never why it happened inside: a store or
 //! hashing failure is shown as "something went wrong", and its cause (the error's `Display`)
-//! is written to the log by the server's 5xx log line, with the request's id.
+//! is written to the log by the server's 5xx log line, with the request's id. A handler that
+//! panics is one more such failure (`catch_panics`): the owner gets this page with a 500, not
+//! a dropped connection, and the worker goes on serving.
 
+use std::any::Any;
+use std::panic::AssertUnwindSafe;
+
+use actix_web::body::{BoxBody, MessageBody};
+use actix_web::dev::{ServiceRequest, ServiceResponse};
 use actix_web::http::StatusCode;
 use actix_web::http::header::{self, HeaderValue};
-use actix_web::{HttpResponse, ResponseError};
+use actix_web::middleware::Next;
+use actix_web::{Error, HttpResponse, ResponseError};
 use askama::Template;
+use futures::FutureExt as _;
 use shop_ports::port::HashError;
 use shop_ports::usecase::{KeyAdminError, ReadError};
 use shop_ports::{StoreError, error_chain};
 
-use crate::routes::LOGIN_PATH;
+use crate::urls;
 use crate::view::html;
 
 #[derive(Debug, thiserror::Error)]
@@ -162,7 +171,7 @@ impl ResponseError for ConsoleError {
     fn error_response(&self) -> HttpResponse {
         match self {
             Self::SignInRequired => HttpResponse::SeeOther()
-                .insert_header((header::LOCATION, LOGIN_PATH))
+                .insert_header((header::LOCATION, urls::LOGIN))
                 .finish(),
             Self::Unavailable => {
                 let mut response = html(self.status_code(), &self.page());
@@ -174,4 +183,33 @@ impl ResponseError for ConsoleError {
             _ => html(self.status_code(), &self.page()),
         }
     }
+}
+
+/// The 500 page instead of a panic of the page's handler or its extractors. Each page's
+/// resource is wrapped in it (`routes.rs`): above the resource, actix's routing still needs
+/// the request to itself, so the request cannot be kept aside to answer with.
+///
+/// `AssertUnwindSafe`: the request that panicked is dropped with its answer, and what later
+/// requests share is the console's state, which the worker went on using just the same when
+/// actix dropped the connection instead: answering the owner adds no new way to see it
+/// half-changed.
+pub async fn catch_panics(
+    request: ServiceRequest,
+    next: Next<impl MessageBody + 'static>,
+) -> Result<ServiceResponse<BoxBody>, Error> {
+    let answer_to = request.request().clone();
+    match AssertUnwindSafe(next.call(request)).catch_unwind().await {
+        Ok(answer) => Ok(answer?.map_into_boxed_body()),
+        Err(panic) => Ok(ServiceResponse::from_err(panicked(&*panic), answer_to)),
+    }
+}
+
+/// A panic, as the internal error the log shows (its message, when it has one).
+pub fn panicked(panic: &(dyn Any + Send)) -> ConsoleError {
+    let message = panic
+        .downcast_ref::<&str>()
+        .copied()
+        .or_else(|| panic.downcast_ref::<String>().map(String::as_str))
+        .unwrap_or("no message");
+    ConsoleError::Internal(format!("a console handler panicked: {message}"))
 }

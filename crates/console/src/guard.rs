@@ -1,23 +1,30 @@
-//! The console's two guards, as extractors: a handler that takes [`SignedInOwner`] only runs
-//! for a live session, and one that takes [`CheckedForm`] only for a state-changing request
-//! that is also same-origin and carries the session's anti-CSRF token. Checks happen here
-//! once, not in each handler.
+//! The console's two guards. [`require_session`] is the middleware of the signed-in part of
+//! the route table (`routes.rs`): every page registered there runs only for a live session,
+//! without asking, and finds its owner as [`SignedInOwner`]. [`CheckedForm`] lets a
+//! state-changing request through only when it is also same-origin and carries the
+//! session's anti-CSRF token. Checks happen here once, not in each handler.
 //!
 //! Order for a form: the session (without one, 303 to the sign-in page), where the request
 //! comes from (403), the body (415, 413), then the token (403). Nothing is changed by a
 //! refused request: handlers never run.
 
-use std::future::Future;
+use std::future::{Future, Ready, ready};
+use std::ops::Deref;
+use std::panic::AssertUnwindSafe;
 use std::pin::Pin;
+use std::rc::Rc;
 
-use actix_web::dev::Payload;
-use actix_web::{FromRequest, HttpRequest, web};
+use actix_web::body::{BoxBody, MessageBody};
+use actix_web::dev::{Payload, ServiceRequest, ServiceResponse};
+use actix_web::middleware::Next;
+use actix_web::{Error, FromRequest, HttpMessage as _, HttpRequest, web};
+use futures::FutureExt as _;
 use shop_domain::owner_session::SessionToken;
 use shop_ports::port::SignedIn;
 
 use crate::ConsoleState;
 use crate::cookies;
-use crate::error::ConsoleError;
+use crate::error::{ConsoleError, panicked};
 use crate::form::Form;
 use crate::origin::{Provenance, provenance};
 
@@ -31,14 +38,39 @@ pub fn state(request: &HttpRequest) -> Result<web::Data<ConsoleState>, ConsoleEr
         .ok_or_else(|| ConsoleError::Internal("the console's state is not mounted".into()))
 }
 
-/// The owner of the request's live session.
-pub struct SignedInOwner {
+/// Lets a request into the signed-in part of the console only with a live session (303 to
+/// the sign-in page otherwise, whatever the path and method), and hands its owner to the
+/// handler.
+pub async fn require_session(
+    request: ServiceRequest,
+    next: Next<impl MessageBody + 'static>,
+) -> Result<ServiceResponse<BoxBody>, Error> {
+    // A panic here, before any page's own `catch_panics`, is the 500 page too.
+    let session = AssertUnwindSafe(LiveSession::of(request.request()))
+        .catch_unwind()
+        .await
+        .unwrap_or_else(|panic| Err(panicked(&*panic)));
+    match session {
+        Ok(session) => {
+            request
+                .extensions_mut()
+                .insert(SignedInOwner(Rc::new(session)));
+            Ok(next.call(request).await?.map_into_boxed_body())
+        }
+        // Answered here rather than returned as an `Err`, so that the middlewares outside
+        // (the security headers) see a response.
+        Err(refusal) => Ok(request.error_response(refusal)),
+    }
+}
+
+/// A live session and who holds it.
+pub struct LiveSession {
     pub signed_in: SignedIn,
     /// The session's id, to end it at sign-out.
     pub token: SessionToken,
 }
 
-impl SignedInOwner {
+impl LiveSession {
     async fn of(request: &HttpRequest) -> Result<Self, ConsoleError> {
         let state = state(request)?;
         let token = cookies::session_token(request, state.settings.https())
@@ -50,13 +82,39 @@ impl SignedInOwner {
     }
 }
 
+/// The owner of the request's live session, as [`require_session`] found it.
+#[derive(Clone)]
+pub struct SignedInOwner(Rc<LiveSession>);
+
+impl Deref for SignedInOwner {
+    type Target = LiveSession;
+
+    fn deref(&self) -> &LiveSession {
+        &self.0
+    }
+}
+
+impl SignedInOwner {
+    fn of(request: &HttpRequest) -> Result<Self, ConsoleError> {
+        request
+            .extensions()
+            .get::<Self>()
+            .cloned()
+            // A page registered outside the signed-in part: a bug, never a way in.
+            .ok_or_else(|| {
+                ConsoleError::Internal(
+                    "a page outside the signed-in routes asked for the owner".into(),
+                )
+            })
+    }
+}
+
 impl FromRequest for SignedInOwner {
     type Error = ConsoleError;
-    type Future = Extracted<Self>;
+    type Future = Ready<Result<Self, ConsoleError>>;
 
     fn from_request(request: &HttpRequest, _: &mut Payload) -> Self::Future {
-        let request = request.clone();
-        Box::pin(async move { Self::of(&request).await })
+        ready(Self::of(request))
     }
 }
 
@@ -75,7 +133,7 @@ impl FromRequest for CheckedForm {
         let request = request.clone();
         let mut payload = payload.take();
         Box::pin(async move {
-            let owner = SignedInOwner::of(&request).await?;
+            let owner = SignedInOwner::of(&request)?;
             let form = read_form(&request, &mut payload, |from| {
                 from == Provenance::SameOrigin
             })

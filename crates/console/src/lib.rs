@@ -10,10 +10,14 @@
 //! **Invariants**
 //! - No rule lives in a handler or a template: pages parse the form into domain values, call
 //!   a use case and render its answer.
-//! - One guard decides "signed in" (`guard::SignedInOwner`) and one decides whether a
-//!   state-changing request may go on (`guard::CheckedForm`: a live session, a same-origin
-//!   request, the session's anti-CSRF token); handlers only ask for them.
-//! - One error page (`error::ConsoleError`) for every failure; it never shows a cause.
+//! - One guard decides "signed in" (`guard::require_session`, the middleware of the route
+//!   table's signed-in part, which hands handlers their `guard::SignedInOwner`) and one
+//!   decides whether a state-changing request may go on (`guard::CheckedForm`: a same-origin
+//!   request with the session's anti-CSRF token); handlers only ask for them.
+//! - Every URL is written once, in `urls.rs`, for the route table, the redirects and the
+//!   templates alike.
+//! - One error page (`error::ConsoleError`) for every failure, a handler's panic included;
+//!   it never shows a cause.
 //! - Every response carries the console's security headers (`headers.rs`): no inline script,
 //!   no framing, no sniffing, no referrer beyond the console itself, `Cache-Control:
 //!   no-store` on pages, and HSTS when `PUBLIC_URL` is `https`.
@@ -38,10 +42,12 @@ mod pages;
 mod public_url;
 mod routes;
 mod scopes;
+mod urls;
 mod view;
 
 pub use public_url::{ConsoleExposure, ExposureError, PublicUrl, PublicUrlError};
-pub use routes::{LOGIN_PATH, PREFIX, configure};
+pub use routes::configure;
+pub use urls::{LOGIN as LOGIN_PATH, PREFIX};
 
 /// What the console's pages call; shared by every worker.
 #[derive(Clone)]

@@ -6,10 +6,10 @@ use std::sync::{Arc, Mutex};
 
 use actix_web::body::MessageBody;
 use actix_web::dev::{Service, ServiceResponse};
-use actix_web::http::StatusCode;
 use actix_web::http::header;
+use actix_web::http::{Method, StatusCode};
 use actix_web::test::{self, TestRequest};
-use actix_web::{App, Error};
+use actix_web::{App, Error, HttpResponse};
 use shop_domain::Timestamp;
 use shop_domain::api_key::{ApiKey, KeyPrefix, KeySecret, PresentedKey};
 use shop_domain::id::{OwnerId, ShopId};
@@ -27,6 +27,8 @@ use shop_ports::port::{
 use shop_ports::port::{Reservation, Slot};
 use shop_ports::usecase::{KeyAdmin, OwnerSessions, SignInLimits, StockKeeper};
 
+use crate::routes::{self, console, public_pages, signed_in_pages};
+use crate::urls::{self, PREFIX, Route};
 use crate::{ConsoleSettings, ConsoleState, configure};
 
 const NOW: i64 = 1_790_000_000_000;
@@ -267,6 +269,142 @@ async fn every_page_without_a_live_session_redirects_to_sign_in() {
         assert_eq!(page.status, StatusCode::SEE_OTHER);
         assert_eq!(page.header(header::LOCATION), "/console/login");
     }
+}
+
+/// A request to `pattern` (a route of the table under [`PREFIX`]) with its parameter filled
+/// in, as the console's own page would send it but without a session: a same-origin form
+/// with a token, for the methods that take one.
+fn anonymous(method: &Method, pattern: &str) -> TestRequest {
+    let uri = urls::fill(&format!("{PREFIX}{pattern}"), "0a1b2c3d");
+    let request = TestRequest::default()
+        .method(method.clone())
+        .uri(&uri)
+        .insert_header((header::HOST, HOST));
+    if *method == Method::POST {
+        request
+            .insert_header((header::ORIGIN, ORIGIN))
+            .insert_header((header::CONTENT_TYPE, "application/x-www-form-urlencoded"))
+            .set_payload(format!("tracked=on&label=x&csrf_token={}", csrf().as_str()))
+    } else {
+        request
+    }
+}
+
+/// The methods a test tries on every route.
+const METHODS: [Method; 6] = [
+    Method::GET,
+    Method::POST,
+    Method::PUT,
+    Method::DELETE,
+    Method::PATCH,
+    Method::HEAD,
+];
+
+#[test]
+fn every_route_is_registered_once_as_public_or_signed_in() {
+    let registered: Vec<&str> = public_pages()
+        .iter()
+        .chain(&signed_in_pages())
+        .map(|page| page.pattern)
+        .collect();
+    for route in Route::ALL {
+        let times = registered
+            .iter()
+            .filter(|pattern| **pattern == route.pattern())
+            .count();
+        assert_eq!(times, 1, "{route:?}");
+    }
+    assert_eq!(registered.len(), Route::ALL.len(), "{registered:?}");
+}
+
+#[actix_web::test]
+async fn every_signed_in_route_and_method_without_a_session_redirects_to_sign_in() {
+    for page in signed_in_pages() {
+        assert!(!page.methods().is_empty(), "{}", page.pattern);
+        for method in page.methods() {
+            // No expectation on any port: a handler that ran would fail the test.
+            let mut ports = Ports::signed_out();
+            ports.sessions.expect_find_session().times(0);
+            let answer = call(ports.state(), anonymous(&method, page.pattern)).await;
+            assert_eq!(
+                (answer.status, answer.header(header::LOCATION)),
+                (StatusCode::SEE_OTHER, urls::LOGIN),
+                "{method} {}",
+                page.pattern
+            );
+        }
+    }
+}
+
+#[actix_web::test]
+async fn every_public_route_answers_without_a_session() {
+    for page in public_pages() {
+        for method in page.methods() {
+            // Posted from another site: the sign-in form refuses it itself, before any port.
+            let request = anonymous(&method, page.pattern)
+                .insert_header((header::ORIGIN, "https://evil.example"));
+            let answer = call(Ports::signed_out().state(), request).await;
+            let expected = if method == Method::GET {
+                StatusCode::OK
+            } else {
+                StatusCode::FORBIDDEN
+            };
+            assert_eq!(answer.status, expected, "{method} {}", page.pattern);
+        }
+    }
+}
+
+#[actix_web::test]
+async fn every_route_answers_another_method_with_the_405_page_signed_in_or_not() {
+    for page in public_pages().into_iter().chain(signed_in_pages()) {
+        let answered = page.methods();
+        for method in METHODS.iter().filter(|method| !answered.contains(method)) {
+            for ports in [Ports::signed_out(), Ports::signed_in()] {
+                let request = anonymous(method, page.pattern)
+                    .cookie(crate::cookies::session(&token(), false));
+                let answer = call(ports.state(), request).await;
+                assert_eq!(
+                    answer.status,
+                    StatusCode::METHOD_NOT_ALLOWED,
+                    "{method} {}",
+                    page.pattern
+                );
+            }
+        }
+    }
+}
+
+#[actix_web::test]
+async fn a_panicking_page_answers_the_error_page_and_the_next_request_is_served() {
+    let mut ports = Ports::signed_in();
+    ports.keys.expect_list_keys().returning(|_| Ok(vec![]));
+    let state = ports.state();
+    let panicking = routes::Page::under("/panic").get(|| async {
+        if true {
+            panic!("a bug in a page");
+        }
+        HttpResponse::Ok().finish()
+    });
+    let app = test::init_service(App::new().service(console(&state, vec![panicking]))).await;
+
+    let response = app.call(get("/console/panic").to_request()).await.unwrap();
+    let page = read(response).await;
+    assert_eq!(page.status, StatusCode::INTERNAL_SERVER_ERROR);
+    assert!(page.body.contains("Something went wrong"), "{}", page.body);
+    assert!(
+        !page.body.contains("a bug in a page"),
+        "no cause on the page"
+    );
+    assert_eq!(page.header(header::CACHE_CONTROL), "no-store");
+    assert!(
+        page.header(header::CONTENT_SECURITY_POLICY)
+            .contains("default-src 'self'")
+    );
+
+    let response = app.call(get("/console/keys").to_request()).await.unwrap();
+    let next = read(response).await;
+    assert_eq!(next.status, StatusCode::OK, "{}", next.body);
+    assert!(next.body.contains("API keys"));
 }
 
 #[actix_web::test]

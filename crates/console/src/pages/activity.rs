@@ -11,9 +11,8 @@ use crate::ConsoleState;
 use crate::error::ConsoleError;
 use crate::form::Form;
 use crate::guard::SignedInOwner;
-use crate::view::{Layout, Section, html, link, minute};
-
-const ACTIVITY: &str = "/console/activity";
+use crate::urls::{ACTIVITY, link};
+use crate::view::{Layout, Section, html, minute};
 
 #[derive(Template)]
 #[template(path = "activity.html")]

@@ -17,7 +17,8 @@ use crate::error::ConsoleError;
 use crate::form::Form;
 use crate::guard::{CheckedForm, SignedInOwner};
 use crate::scopes::{field_id, meaning};
-use crate::view::{Layout, Section, html, id_path, minute};
+use crate::urls;
+use crate::view::{Layout, Section, html, minute};
 
 #[derive(Template)]
 #[template(path = "keys.html")]
@@ -45,7 +46,7 @@ impl KeyRow {
         Self {
             label: key.label.clone(),
             prefix: key.prefix.to_string(),
-            revoke_href: id_path("keys", key.prefix.as_str(), "revoke"),
+            revoke_href: urls::revoke_key(key.prefix.as_str()),
             scopes: key.scopes.iter().map(Scope::as_str).collect(),
             created: minute(key.created_at),
             expires: key.expires_at.map_or_else(|| "never".to_owned(), minute),

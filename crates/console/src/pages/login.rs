@@ -17,6 +17,7 @@ use crate::cookies;
 use crate::device_cookie;
 use crate::error::ConsoleError;
 use crate::guard::SignInForm;
+use crate::urls;
 use crate::view::html;
 
 #[derive(Default, Template)]
@@ -57,7 +58,7 @@ pub async fn submit(
     };
     match outcome {
         Ok(started) => Ok(HttpResponse::SeeOther()
-            .insert_header((header::LOCATION, "/console"))
+            .insert_header((header::LOCATION, urls::OVERVIEW))
             .cookie(cookies::session(&started.token, https))
             .cookie(device_cookie::issued(&started.device, https))
             .finish()),

@@ -8,7 +8,7 @@ use crate::ConsoleState;
 use crate::cookies;
 use crate::error::ConsoleError;
 use crate::guard::CheckedForm;
-use crate::routes::LOGIN_PATH;
+use crate::urls;
 
 pub async fn submit(
     state: web::Data<ConsoleState>,
@@ -16,7 +16,7 @@ pub async fn submit(
 ) -> Result<HttpResponse, ConsoleError> {
     state.sessions.sign_out(&checked.owner.token).await?;
     Ok(HttpResponse::SeeOther()
-        .insert_header((header::LOCATION, LOGIN_PATH))
+        .insert_header((header::LOCATION, urls::LOGIN))
         .cookie(cookies::removal(state.settings.https()))
         .finish())
 }

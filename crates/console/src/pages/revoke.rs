@@ -13,7 +13,8 @@ use crate::ConsoleState;
 use crate::error::ConsoleError;
 use crate::guard::{CheckedForm, SignedInOwner};
 use crate::scopes::meaning;
-use crate::view::{Layout, Section, html, id_path, minute};
+use crate::urls;
+use crate::view::{Layout, Section, html, minute};
 
 #[derive(Template)]
 #[template(path = "revoke.html")]
@@ -45,7 +46,7 @@ pub async fn confirm(
         layout: Layout::new(&owner, Section::Keys),
         label: key.label.clone(),
         prefix: key.prefix.to_string(),
-        action: id_path("keys", key.prefix.as_str(), "revoke"),
+        action: urls::revoke_key(key.prefix.as_str()),
         abilities: key
             .scopes
             .iter()
@@ -69,6 +70,6 @@ pub async fn submit(
         .revoke_for_shop(&checked.owner.signed_in.shop.id, &prefix)
         .await?;
     Ok(HttpResponse::SeeOther()
-        .insert_header((header::LOCATION, "/console/keys"))
+        .insert_header((header::LOCATION, urls::KEYS))
         .finish())
 }

@@ -18,9 +18,8 @@ use crate::ConsoleState;
 use crate::error::ConsoleError;
 use crate::form::Form;
 use crate::guard::{CheckedForm, SignedInOwner};
-use crate::view::{Layout, Section, html, id_path, link};
-
-const STOCK: &str = "/console/stock";
+use crate::urls::{self, STOCK, link};
+use crate::view::{Layout, Section, html};
 
 #[derive(Template)]
 #[template(path = "stock.html")]
@@ -76,7 +75,7 @@ impl StockRow {
         };
         Self {
             variant_id: entry.variant_id.to_string(),
-            switch_action: id_path("variants", entry.variant_id.as_str(), "tracking"),
+            switch_action: urls::variant_tracking(entry.variant_id.as_str()),
             product: entry.product_name.clone(),
             variant: entry.variant_label.clone(),
             sku: entry.sku.clone().unwrap_or_default(),
