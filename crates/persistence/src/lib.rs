@@ -15,36 +15,22 @@
 //! client's private note) have row types of their own that only the import reads, so no API
 //! read can select them.
 
-#[cfg(feature = "seed")]
-mod bulk_load;
-mod by_parent;
+mod accounts;
 mod catalogue;
 mod clients;
 mod database;
-mod device_secret;
 mod error;
-mod first_rows;
-mod health;
 mod import;
-mod kept_prepared;
-mod keys;
-mod loyalty;
-mod migrate;
-mod one_of;
 mod orders;
-mod owners;
-mod parents_then_children;
-mod replication;
 mod rows;
 mod schema;
-mod selection;
-mod sessions;
-mod shops;
+#[cfg(feature = "seed")]
+mod seed;
+mod sql;
 mod stock;
-mod write_span;
 
+pub use database::MAX_REPLICAS;
 pub use database::{ConnectError, Database, DatabaseUrl, PoolOptions, ReplicaOptions};
-pub use replication::MAX_REPLICAS;
 
 #[cfg(test)]
 mod tests;

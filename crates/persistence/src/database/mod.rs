@@ -20,12 +20,16 @@
 mod calling_thread;
 mod checkout;
 mod connect_error;
+mod health;
 mod macros;
+pub(crate) mod migrate;
 mod monitor;
 mod open;
 mod replicas;
+mod replication;
 mod url;
 mod write_queue;
+pub(crate) mod write_span;
 
 use std::fmt;
 use std::sync::Arc;
@@ -48,6 +52,7 @@ pub(crate) use macros::{impl_for_each_backend, in_transaction, with_conn, with_r
 pub(crate) use open::SQLITE_SETUP;
 pub(crate) use open::sqlite_path;
 pub use open::{PoolOptions, ReplicaOptions};
+pub use replication::MAX_REPLICAS;
 pub use url::DatabaseUrl;
 
 /// SQLite's synchronous connection, its statements run by `R` (see [`SqliteRunner`]).

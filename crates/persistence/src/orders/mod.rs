@@ -19,18 +19,18 @@ use shop_domain::order::{Order, OrderListQuery};
 use shop_ports::StoreError;
 use shop_ports::port::{OrderRepository, ReadFrom};
 
-use crate::by_parent::by_parent_on_sqlite;
 use crate::database::{Database, SqliteOn, SqliteRunner, impl_for_each_backend, with_read_conn};
 use crate::error::DbError;
-use crate::first_rows::{first_rows, in_first_rows};
-use crate::one_of::one_of;
-use crate::parents_then_children::{assemble, nulls, parents_then_children};
 use crate::rows::{ItemOfOrder, SelectedOrder, SelectedOrderItem};
 use crate::schema::{order_items, orders};
-use crate::selection::OwnedSelection;
+use crate::sql::by_parent::by_parent_on_sqlite;
+use crate::sql::first_rows::{first_rows, in_first_rows};
+use crate::sql::one_of::one_of;
+use crate::sql::parents_then_children::{assemble, nulls, parents_then_children};
+use crate::sql::selection::OwnedSelection;
 
 /// Which orders to load; either way newest first, by `(created_at, id)` descending.
-pub(crate) type OrderSelection<'a> = crate::selection::Selection<'a, OrderListQuery, OrderId>;
+pub(crate) type OrderSelection<'a> = crate::sql::selection::Selection<'a, OrderListQuery, OrderId>;
 
 /// Queries shared by the API's reads and the import, implemented for both backends'
 /// connections so that the import can run them inside its transaction.

@@ -20,19 +20,19 @@ use shop_domain::id::{ProductId, ShopId};
 use shop_ports::StoreError;
 use shop_ports::port::{CatalogueRepository, ReadFrom};
 
-use crate::by_parent::by_parent_on_sqlite;
 use crate::database::{Database, SqliteOn, SqliteRunner, impl_for_each_backend, with_read_conn};
 use crate::error::DbError;
-use crate::first_rows::{FirstRows, first_rows, in_first_rows};
-use crate::one_of::one_of;
-use crate::parents_then_children::{assemble, nulls, parents_then_children};
 use crate::rows::{ProductWithNames, VariantRow};
 use crate::schema::{brands, categories, products, variants};
-use crate::selection::OwnedSelection;
+use crate::sql::by_parent::by_parent_on_sqlite;
+use crate::sql::first_rows::{FirstRows, first_rows, in_first_rows};
+use crate::sql::one_of::one_of;
+use crate::sql::parents_then_children::{assemble, nulls, parents_then_children};
+use crate::sql::selection::OwnedSelection;
 use search::{ProductSearchIndex, SearchPath};
 
 /// Which products to load; either way by ascending id.
-pub(crate) type Selection<'a> = crate::selection::Selection<'a, ProductListQuery, ProductId>;
+pub(crate) type Selection<'a> = crate::sql::selection::Selection<'a, ProductListQuery, ProductId>;
 
 /// Queries shared by the catalogue and the import, implemented for both backends' connections
 /// so that the import can run them inside its transaction.
