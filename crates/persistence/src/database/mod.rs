@@ -25,6 +25,7 @@ mod macros;
 pub(crate) mod migrate;
 mod monitor;
 mod open;
+mod read;
 mod replicas;
 mod replication;
 mod url;
