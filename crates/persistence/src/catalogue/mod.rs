@@ -1,34 +1,31 @@
 //! Reading products: the list page, one product, and the stored versions an import compares
 //! against. All three go through [`CatalogueQueries::load_products`], which costs one statement
-//! whatever the number of products, in the form each database runs best: on PostgreSQL the
+//! whatever the number of products, in the form each database runs best: `postgres.rs`, the
 //! products with their category's and brand's names, then their variants, found by the page's
-//! ids (`parents_then_children.rs`); on SQLite the products joined with their names and
-//! variants. No N+1, and one statement rather than two (see docs/PERFORMANCE.md). A search
-//! (`q`) of three characters or more costs one or two more: a probe of the search index, then,
-//! for a rare term, its entries, which tell the page which products to test (see [`search`]).
+//! ids; `sqlite.rs`, the products joined with their names and variants. No N+1, and one
+//! statement rather than two (see docs/PERFORMANCE.md). Both filter a page as
+//! [`product_page`] does. A search (`q`) of three characters or more costs one or two more: a
+//! probe of the search index, then, for a rare term, its entries, which tell the page which
+//! products to test (see [`search`]).
 
+mod postgres;
 pub(crate) mod search;
+mod sqlite;
 
 use async_trait::async_trait;
-use diesel::pg::Pg;
+use diesel::dsl;
 use diesel::prelude::*;
-use diesel::sql_types::Text;
-use diesel::sqlite::Sqlite;
-use diesel_async::{AsyncConnectionCore, AsyncPgConnection, RunQueryDsl};
+use diesel::query_dsl::methods;
 use shop_domain::catalogue::{Product, ProductListQuery};
 use shop_domain::id::{ProductId, ShopId};
 use shop_ports::StoreError;
 use shop_ports::port::{CatalogueRepository, ReadFrom};
 
-use crate::database::{Database, SqliteOn, SqliteRunner, impl_for_each_backend, with_read_conn};
+use crate::database::{Database, impl_for_each_backend, with_read_conn};
 use crate::error::DbError;
-use crate::rows::{ProductWithNames, VariantRow};
-use crate::schema::{brands, categories, products, variants};
-use crate::sql::by_parent::by_parent_on_sqlite;
-use crate::sql::first_rows::{FirstRows, first_rows, in_first_rows};
-use crate::sql::one_of::one_of;
-use crate::sql::parents_then_children::{assemble, nulls, parents_then_children};
-use crate::sql::selection::OwnedSelection;
+use crate::schema::{brands, categories, products};
+use crate::sql::first_rows::{FirstRows, first_rows};
+use crate::sql::one_of::{OneOf, one_of};
 use search::{ProductSearchIndex, SearchPath};
 
 /// Which products to load; either way by ascending id.
@@ -36,7 +33,7 @@ pub(crate) type Selection<'a> = crate::sql::selection::Selection<'a, ProductList
 
 /// Queries shared by the catalogue and the import, implemented for both backends' connections
 /// so that the import can run them inside its transaction.
-pub(crate) trait CatalogueQueries: PageIds + ProductReads {
+pub(crate) trait CatalogueQueries: ProductReads {
     /// The shop's selected products, by ascending id, each with all its variants (active or
     /// not) in display order.
     fn load_products(
@@ -66,55 +63,9 @@ impl_for_each_backend! {
     }
 }
 
-/// A list page's products: `$query` (a boxed select from `products`, or from `products` with
-/// its names) filtered as `$page` asks, by ascending id, `limit + 1` of them or a few more
-/// (`first_rows.rs`). Written once for the page's ids and, on PostgreSQL, for the page's
-/// products. `None` when `$path` already knows there are none.
-macro_rules! product_page {
-    ($query:expr, $page:expr, $path:expr) => {
-        'page: {
-            let page: &ProductListQuery = $page;
-            let path: &SearchPath = $path;
-            let mut query = $query.order(products::id.asc());
-            if let Some(after) = &page.after {
-                query = query.filter(products::id.gt(after.as_str()));
-            }
-            if let Some(term) = &page.search {
-                query = query.filter(
-                    products::search_text
-                        .like(contains_pattern(term.as_str()))
-                        .escape('\\'),
-                );
-                match path {
-                    SearchPath::Walk => {}
-                    SearchPath::Candidates(ids) if ids.is_empty() => break 'page None,
-                    SearchPath::Candidates(ids) => {
-                        query = query.filter(one_of(products::id, ids));
-                    }
-                }
-            }
-            if let Some(category) = &page.category {
-                query = query.filter(products::category_id.eq(category.as_str()));
-            }
-            if let Some(brand) = &page.brand {
-                query = query.filter(products::brand_id.eq(brand.as_str()));
-            }
-            if let Some(product_type) = &page.product_type {
-                query = query.filter(products::product_type.eq(product_type.as_str()));
-            }
-            if let Some(active) = page.active.product_active() {
-                query = query.filter(products::active.eq(active));
-            }
-            if let Some(since) = page.updated_since {
-                query = query.filter(products::updated_at_ms.ge(since.millis()));
-            }
-            Some(first_rows(query, page.limit.get() + 1))
-        }
-    };
-}
-
 /// One read of the selected products along `path`: the step of
-/// [`CatalogueQueries::load_products`] that runs differently on each backend.
+/// [`CatalogueQueries::load_products`] that each backend runs its own way, `postgres.rs` and
+/// `sqlite.rs`.
 pub(crate) trait ProductReads {
     fn products_with_variants(
         &mut self,
@@ -124,163 +75,82 @@ pub(crate) trait ProductReads {
     ) -> impl Future<Output = Result<Vec<Product>, DbError>> + Send;
 }
 
-/// A product with its category's and brand's names: the LEFT JOINs of both backends' reads.
-macro_rules! products_with_names {
-    ($shop:expr) => {
-        products::table
-            .left_join(
-                categories::table.on(categories::id
-                    .nullable()
-                    .eq(products::category_id)
-                    .and(categories::shop_id.eq(products::shop_id))),
-            )
-            .left_join(
-                brands::table.on(brands::id
-                    .nullable()
-                    .eq(products::brand_id)
-                    .and(brands::shop_id.eq(products::shop_id))),
-            )
-            .filter(products::shop_id.eq($shop.as_str()))
-    };
-}
-
-/// On PostgreSQL: the page's products by ascending id, then their variants
-/// (`parents_then_children.rs`). A join repeated a product's columns on each variant's row and
-/// sorted them all, which cost PostgreSQL more than the two statements it replaced
-/// (docs/performance-log.md, "Parents, then their children").
-impl ProductReads for AsyncPgConnection {
-    async fn products_with_variants(
-        &mut self,
-        shop: &ShopId,
-        selection: Selection<'_>,
-        path: &SearchPath,
-    ) -> Result<Vec<Product>, DbError> {
-        let products = products_with_names!(shop)
-            .select((
-                <ProductWithNames as Selectable<Pg>>::construct_selection().nullable(),
-                nulls::<VariantRow, Pg>(),
-            ))
-            .into_boxed();
-        let variants = variants::table
-            .filter(variants::shop_id.eq(shop.as_str()))
-            .select((
-                nulls::<ProductWithNames, Pg>(),
-                <VariantRow as Selectable<Pg>>::construct_selection().nullable(),
-            ))
-            .into_boxed();
-        let query = match selection {
-            Selection::Page(page) => product_page!(products, page, path)
-                .zip(Self::page_ids(shop, page, path))
-                .map(|(products, ids)| {
-                    parents_then_children(
-                        products,
-                        variants.filter(in_first_rows(variants::product_id, ids)),
-                    )
-                }),
-            // A limit that cannot cut (one row per id): the branch then has the page's type.
-            Selection::Ids(ids) => Some(parents_then_children(
-                first_rows(
-                    products
-                        .filter(one_of(products::id, ids))
-                        .order(products::id.asc()),
-                    ids.len(),
-                ),
-                variants.filter(one_of(variants::product_id, ids)),
-            )),
-        };
-        let Some(query) = query else {
-            return Ok(Vec::new());
-        };
-        let rows: Vec<(Option<ProductWithNames>, Option<VariantRow>)> = query.load(self).await?;
-        assemble(
-            rows,
-            ProductWithNames::id,
-            VariantRow::into_domain,
-            ProductWithNames::into_domain,
-        )
+/// A list page's products: `query` (a boxed select from `products`, or from
+/// [`products_with_names`]) filtered as `page` asks, by ascending id, `limit + 1` of them or a
+/// few more (`sql/first_rows.rs`). Used for the page's ids on both backends and, on PostgreSQL,
+/// for the page's products. `None` when `path` already knows there are none.
+///
+/// Generic over the query, which must take each filter and give back its own type: a boxed
+/// select statement does, whatever its columns, source and backend.
+pub(crate) fn product_page<'a, Q>(
+    query: Q,
+    page: &'a ProductListQuery,
+    path: &'a SearchPath,
+) -> Option<FirstRows<Q>>
+where
+    Q: methods::OrderDsl<dsl::Asc<products::id>, Output = Q>
+        + methods::FilterDsl<dsl::Gt<products::id, &'a str>, Output = Q>
+        + methods::FilterDsl<dsl::Escape<dsl::Like<products::search_text, String>>, Output = Q>
+        + methods::FilterDsl<OneOf<'a, products::id>, Output = Q>
+        + methods::FilterDsl<dsl::Eq<products::category_id, &'a str>, Output = Q>
+        + methods::FilterDsl<dsl::Eq<products::brand_id, &'a str>, Output = Q>
+        + methods::FilterDsl<dsl::Eq<products::product_type, &'a str>, Output = Q>
+        + methods::FilterDsl<dsl::Eq<products::active, bool>, Output = Q>
+        + methods::FilterDsl<dsl::GtEq<products::updated_at_ms, i64>, Output = Q>,
+{
+    let mut query = query.order(products::id.asc());
+    if let Some(after) = &page.after {
+        query = query.filter(products::id.gt(after.as_str()));
     }
-}
-
-/// On SQLite: the page's products joined with their names and variants, the page's products
-/// chosen by a subquery so that its `LIMIT` counts products, not variants. Run where the
-/// connection runs its statements (the calling thread, for a reader), with diesel's synchronous
-/// connection: each value is decoded once, straight from SQLite, a product's only on its first
-/// row, and the products are assembled there. There the join costs less than the
-/// parents-then-children form, whose first branch SQLite runs as a co-routine and copies out
-/// (docs/performance-log.md, "Parents, then their children").
-impl<R: SqliteRunner> ProductReads for SqliteOn<R> {
-    async fn products_with_variants(
-        &mut self,
-        shop: &ShopId,
-        selection: Selection<'_>,
-        path: &SearchPath,
-    ) -> Result<Vec<Product>, DbError> {
-        let shop = shop.clone();
-        let selection = OwnedSelection::from(selection);
-        let path = path.clone();
-        self.spawn_blocking(move |conn| {
-            let query = products_with_names!(shop)
-                .left_join(
-                    variants::table.on(variants::product_id
-                        .eq(products::id)
-                        .and(variants::shop_id.eq(products::shop_id))),
-                )
-                .select((
-                    <ProductWithNames as Selectable<Sqlite>>::construct_selection(),
-                    <VariantRow as Selectable<Sqlite>>::construct_selection().nullable(),
-                ))
-                .order((
-                    products::id.asc(),
-                    variants::position.asc(),
-                    variants::id.asc(),
-                ))
-                .into_boxed();
-            let query = match selection.borrowed() {
-                Selection::Page(page) => Self::page_ids(&shop, page, &path)
-                    .map(|ids| query.filter(in_first_rows(products::id, ids))),
-                Selection::Ids(ids) => Some(query.filter(one_of(products::id, ids))),
-            };
-            let Some(query) = query else {
-                return Ok(Ok(Vec::new()));
-            };
-            Ok(by_parent_on_sqlite(
-                conn,
-                query,
-                ProductWithNames::id,
-                VariantRow::into_domain,
-                ProductWithNames::into_domain,
-            ))
-        })
-        .await?
-    }
-}
-
-/// A list page's product ids, as a subquery: that of the variants on PostgreSQL, that of the
-/// page's rows on SQLite. Built per backend: a boxed query names its backend.
-pub(crate) trait PageIds: AsyncConnectionCore {
-    fn page_ids<'a>(
-        shop: &'a ShopId,
-        page: &'a ProductListQuery,
-        path: &'a SearchPath,
-    ) -> Option<PageOfIds<'a, <Self as AsyncConnectionCore>::Backend>>;
-}
-
-type PageOfIds<'a, DB> = FirstRows<products::BoxedQuery<'a, DB, Text>>;
-
-impl_for_each_backend! {
-    impl PageIds {
-        fn page_ids<'a>(
-            shop: &'a ShopId,
-            page: &'a ProductListQuery,
-            path: &'a SearchPath,
-        ) -> Option<PageOfIds<'a, <Self as AsyncConnectionCore>::Backend>> {
-            let ids = products::table
-                .select(products::id)
-                .filter(products::shop_id.eq(shop.as_str()))
-                .into_boxed();
-            product_page!(ids, page, path)
+    if let Some(term) = &page.search {
+        let like = products::search_text
+            .like(contains_pattern(term.as_str()))
+            .escape('\\');
+        query = query.filter(like);
+        match path {
+            SearchPath::Walk => {}
+            SearchPath::Candidates(ids) if ids.is_empty() => return None,
+            SearchPath::Candidates(ids) => {
+                query = query.filter(one_of(products::id, ids));
+            }
         }
     }
+    if let Some(category) = &page.category {
+        query = query.filter(products::category_id.eq(category.as_str()));
+    }
+    if let Some(brand) = &page.brand {
+        query = query.filter(products::brand_id.eq(brand.as_str()));
+    }
+    if let Some(product_type) = &page.product_type {
+        query = query.filter(products::product_type.eq(product_type.as_str()));
+    }
+    if let Some(active) = page.active.product_active() {
+        query = query.filter(products::active.eq(active));
+    }
+    if let Some(since) = page.updated_since {
+        query = query.filter(products::updated_at_ms.ge(since.millis()));
+    }
+    Some(first_rows(query, page.limit.get() + 1))
+}
+
+/// The shop's products with their category's and brand's names: the LEFT JOINs of both
+/// backends' reads.
+#[dsl::auto_type]
+pub(crate) fn products_with_names<'a>(shop: &'a str) -> _ {
+    products::table
+        .left_join(
+            categories::table.on(categories::id
+                .nullable()
+                .eq(products::category_id)
+                .and(categories::shop_id.eq(products::shop_id))),
+        )
+        .left_join(
+            brands::table.on(brands::id
+                .nullable()
+                .eq(products::brand_id)
+                .and(brands::shop_id.eq(products::shop_id))),
+        )
+        .filter(products::shop_id.eq(shop))
 }
 
 /// `%term%` for LIKE, with LIKE's own wildcards and the escape character escaped, so that a
