@@ -1,6 +1,13 @@
 //! The macros that write a query body once and expand it per backend. They name everything by
 //! its `$crate::database::…` path, so a caller imports only the macro itself, as
 //! `crate::database::{with_conn, in_transaction, impl_for_each_backend}`.
+//!
+//! Why macros: the two backends' connections are different types, diesel's query types name
+//! their backend, and a closure cannot be generic over the connection. So a body meant for
+//! both is expanded once per backend, each copy type-checked against its concrete connection.
+//! A macro here only matches on the pool and hands the body on: where a read runs is plain
+//! code (`read.rs`), and a query that differs between the backends is written in a file of its
+//! own per backend (`catalogue/postgres.rs`, `catalogue/sqlite.rs`, `orders/…`), not here.
 
 /// `with_conn!(db, |conn| body)`: runs `body` with `conn` bound to a `&mut` pooled connection
 /// of `db`'s backend and evaluates to `Result<_, DbError>`. `body` is expanded once per
