@@ -76,7 +76,7 @@ pub(crate) trait ProductReads {
 }
 
 /// A list page's products: `query` (a boxed select from `products`, or from
-/// [`products_with_names`]) filtered as `page` asks, by ascending id, `limit + 1` of them or a
+/// [`products_with_names()`]) filtered as `page` asks, by ascending id, `limit + 1` of them or a
 /// few more (`sql/first_rows.rs`). Used for the page's ids on both backends and, on PostgreSQL,
 /// for the page's products. `None` when `path` already knows there are none.
 ///

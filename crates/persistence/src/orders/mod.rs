@@ -6,7 +6,7 @@
 //! round of parse, bind and snapshot, and SQLite's reader a step (see docs/PERFORMANCE.md).
 //! Both filter and order a page as [`OrderPage::page`] does.
 //!
-//! Only [`SelectedOrder`]'s columns are selected: the confidential ones (signatures, internal
+//! Only [`SelectedOrder`](crate::rows::SelectedOrder)'s columns are selected: the confidential ones (signatures, internal
 //! note, payment intent) never leave the database on this path.
 
 mod postgres;
