@@ -4,16 +4,16 @@
 //! sorted them all, which cost PostgreSQL more than the two statements it replaced
 //! (docs/performance-log.md, "Parents, then their children").
 //!
-//! The page's filters and order are [`OrderPage::page`]'s, shared with SQLite. Which database
+//! The page's filters and order are [`order_page`]'s, shared with SQLite. Which database
 //! answers (a replica or the primary) is decided before this runs (`database/read.rs`).
 
 use diesel::pg::Pg;
 use diesel::prelude::*;
 use diesel_async::{AsyncPgConnection, RunQueryDsl};
 use shop_domain::id::ShopId;
-use shop_domain::order::Order;
+use shop_domain::order::{Order, OrderListQuery};
 
-use super::{OrderPage, OrderQueries, OrderSelection};
+use super::{OrderQueries, OrderSelection, order_page};
 use crate::error::DbError;
 use crate::rows::{ItemOfOrder, SelectedOrder};
 use crate::schema::{order_items, orders};
@@ -41,8 +41,8 @@ impl OrderQueries for AsyncPgConnection {
         let query = match selection {
             OrderSelection::Page(page) => {
                 let count = page.limit.get() + 1;
-                let orders = Self::page(shop, page).select(orders_columns);
-                let ids = Self::page(shop, page).select(orders::id);
+                let orders = page_of(shop, page).select(orders_columns);
+                let ids = page_of(shop, page).select(orders::id);
                 parents_then_children(
                     first_rows(orders, count),
                     items.filter(in_first_rows(order_items::order_id, first_rows(ids, count))),
@@ -71,4 +71,12 @@ impl OrderQueries for AsyncPgConnection {
             SelectedOrder::into_domain,
         )
     }
+}
+
+/// The shop's orders as `page` asks ([`order_page`]), boxed for this backend.
+fn page_of<'a>(shop: &'a ShopId, page: &'a OrderListQuery) -> orders::BoxedQuery<'a, Pg> {
+    let query = orders::table
+        .filter(orders::shop_id.eq(shop.as_str()))
+        .into_boxed();
+    order_page(query, page)
 }

@@ -7,14 +7,14 @@
 //! whose first branch SQLite runs as a co-routine and copies out (docs/performance-log.md,
 //! "Parents, then their children").
 //!
-//! The page's filters and order are [`OrderPage::page`]'s, shared with PostgreSQL.
+//! The page's filters and order are [`order_page`]'s, shared with PostgreSQL.
 
 use diesel::prelude::*;
 use diesel::sqlite::Sqlite;
 use shop_domain::id::ShopId;
-use shop_domain::order::Order;
+use shop_domain::order::{Order, OrderListQuery};
 
-use super::{OrderPage, OrderQueries, OrderSelection};
+use super::{OrderQueries, OrderSelection, order_page};
 use crate::database::{SqliteOn, SqliteRunner};
 use crate::error::DbError;
 use crate::rows::{SelectedOrder, SelectedOrderItem};
@@ -52,7 +52,7 @@ impl<R: SqliteRunner> OrderQueries for SqliteOn<R> {
                 .into_boxed();
             let query = match selection.borrowed() {
                 OrderSelection::Page(page) => {
-                    let ids = Self::page(&shop, page).select(orders::id);
+                    let ids = page_of(&shop, page).select(orders::id);
                     let query = query.filter(in_first_rows(
                         orders::id,
                         first_rows(ids, page.limit.get() + 1),
@@ -79,4 +79,12 @@ impl<R: SqliteRunner> OrderQueries for SqliteOn<R> {
         })
         .await?
     }
+}
+
+/// The shop's orders as `page` asks ([`order_page`]), boxed for this backend.
+fn page_of<'a>(shop: &'a ShopId, page: &'a OrderListQuery) -> orders::BoxedQuery<'a, Sqlite> {
+    let query = orders::table
+        .filter(orders::shop_id.eq(shop.as_str()))
+        .into_boxed();
+    order_page(query, page)
 }
