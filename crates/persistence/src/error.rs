@@ -33,7 +33,7 @@ pub(crate) enum DbError {
     #[error("{0}")]
     Overtaken(String),
     /// The write took longer than the sync contract allows between stamping its rows and
-    /// committing them (`crate::write_span`); rolled back, to be retried.
+    /// committing them (`crate::database::write_span`); rolled back, to be retried.
     #[error("the write took {0:?}, longer than a write may take to commit")]
     WriteSpanExceeded(Duration),
 }

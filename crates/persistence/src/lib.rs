@@ -1,8 +1,18 @@
 //! diesel-async adapters implementing the `shop-ports` stores on SQLite and PostgreSQL.
 //!
-//! One [`Database`] handle serves both backends: a pool enum, with each query written once and
-//! expanded per backend by a small macro (see `database/macros.rs`). Schema migrations are
-//! embedded and applied by [`Database::open`].
+//! One [`Database`] handle serves both backends: a pool enum (`database/`). A query that is
+//! the same on both is written once and type-checked once per backend (`database/macros.rs`);
+//! where the backends read best in different forms (a products or orders page), each has its
+//! own file (`catalogue/postgres.rs`, `catalogue/sqlite.rs`, `orders/…`). Where an API read
+//! runs is one plain method per backend (`database/read.rs`). Schema migrations are embedded
+//! and applied by [`Database::open`].
+//!
+//! The folders, by concept: `catalogue/` (products, variants, search), `orders/`, `clients/`
+//! (with loyalty), `stock/` (stock, adjustments, tracking, activity), `accounts/` (shops, API
+//! keys, owners, sessions, the device secret), `import/`, `database/` (the pools, opening,
+//! migrations, health, replicas, the reads' and writes' rules), `sql/` (the SQL building
+//! blocks the reads share), `rows/` (rows and their conversion to domain values), `seed/`
+//! (the bulk loader, only with the `seed` feature); `schema.rs` is diesel's.
 //!
 //! **Invariants:** every query is scoped by `shop_id`, except the import's ownership check,
 //! which reads only which shop an id belongs to, idempotency records, which are keyed by
@@ -15,36 +25,22 @@
 //! client's private note) have row types of their own that only the import reads, so no API
 //! read can select them.
 
-#[cfg(feature = "seed")]
-mod bulk_load;
-mod by_parent;
+mod accounts;
 mod catalogue;
 mod clients;
 mod database;
-mod device_secret;
 mod error;
-mod first_rows;
-mod health;
 mod import;
-mod kept_prepared;
-mod keys;
-mod loyalty;
-mod migrate;
-mod one_of;
 mod orders;
-mod owners;
-mod parents_then_children;
-mod replication;
 mod rows;
 mod schema;
-mod selection;
-mod sessions;
-mod shops;
+#[cfg(feature = "seed")]
+mod seed;
+mod sql;
 mod stock;
-mod write_span;
 
+pub use database::MAX_REPLICAS;
 pub use database::{ConnectError, Database, DatabaseUrl, PoolOptions, ReplicaOptions};
-pub use replication::MAX_REPLICAS;
 
 #[cfg(test)]
 mod tests;

@@ -81,7 +81,7 @@ def parameters(dataset, shop_id, common_term, deep_rows):
         "common_low": common_low, "common_high": common_high,
         "deep_at": int(deep_at), "deep_id": deep_id,
     }
-    # SQLite binds a list of ids as one JSON array (crates/persistence/src/one_of.rs).
+    # SQLite binds a list of ids as one JSON array (crates/persistence/src/sql/one_of.rs).
     found.update(product_ids_json=json.dumps(first), order_ids_json=json.dumps(orders))
     if client:
         found["client_id"] = client[0][0]

@@ -31,8 +31,8 @@ use shop_domain::text::SearchTerm;
 
 use crate::database::impl_for_each_backend;
 use crate::error::DbError;
-use crate::first_rows::first_rows;
 use crate::schema::product_search_suffixes;
+use crate::sql::first_rows::first_rows;
 
 /// Above this many index entries per row asked for, a walk along the id index is the cheaper way
 /// to a page: with matches spread evenly it reads fewer than catalogue size / this many products.

@@ -1,6 +1,13 @@
 //! The macros that write a query body once and expand it per backend. They name everything by
 //! its `$crate::database::…` path, so a caller imports only the macro itself, as
 //! `crate::database::{with_conn, in_transaction, impl_for_each_backend}`.
+//!
+//! Why macros: the two backends' connections are different types, diesel's query types name
+//! their backend, and a closure cannot be generic over the connection. So a body meant for
+//! both is expanded once per backend, each copy type-checked against its concrete connection.
+//! A macro here only matches on the pool and hands the body on: where a read runs is plain
+//! code (`read.rs`), and a query that differs between the backends is written in a file of its
+//! own per backend (`catalogue/postgres.rs`, `catalogue/sqlite.rs`, `orders/…`), not here.
 
 /// `with_conn!(db, |conn| body)`: runs `body` with `conn` bound to a `&mut` pooled connection
 /// of `db`'s backend and evaluates to `Result<_, DbError>`. `body` is expanded once per
@@ -29,52 +36,37 @@ macro_rules! with_conn {
 pub(crate) use with_conn;
 
 /// `with_read_conn!(db, from, |conn| body)`: like [`with_conn!`], for a read `from` the
-/// database its caller names (`shop_ports::port::ReadFrom`). On SQLite it runs on a connection
-/// of the readers' pool, on the calling thread (`calling_thread.rs`), whatever `from` says. On
-/// PostgreSQL a replica may answer it (`database/replicas.rs`, `Replicas::for_read`): one that
-/// `from` allows, else the primary, and again the primary when the replica fails it
-/// (`Replicas::answered`). `body` is expanded once for each of the three connection types.
+/// database its caller names (`shop_ports::port::ReadFrom`). Where the read runs is decided by
+/// one plain method per backend (`database/read.rs`): on PostgreSQL,
+/// [`Database::read_on_postgres`] (a replica that `from` allows, else the primary, and again
+/// the primary when the replica fails it); on SQLite, [`Database::read_on_sqlite`] (a
+/// connection of the readers' pool, on the calling thread). This macro only picks the method
+/// of `db`'s backend and hands it `body` as an async closure, so `body` is written once and
+/// type-checked once per backend: a closure cannot be generic over the connection's type.
+///
+/// [`Database::read_on_postgres`]: super::Database::read_on_postgres
+/// [`Database::read_on_sqlite`]: super::Database::read_on_sqlite
 macro_rules! with_read_conn {
     ($db:expr, $from:expr, |$conn:ident| $body:expr) => {{
         let db: &$crate::database::Database = $db;
         let from: ::shop_ports::port::ReadFrom = $from;
-        let on_replica = match db.replicas.as_deref() {
-            None => None,
-            Some(replicas) => match replicas.for_read(from) {
-                None => {
-                    replicas.served_by_primary();
-                    None
-                }
-                Some(member) => {
-                    let outcome = match member.checkout().await {
-                        Ok(mut object) => {
-                            let $conn: &mut ::diesel_async::AsyncPgConnection = &mut object;
-                            ($body).map_err($crate::error::DbError::from)
-                        }
-                        Err(error) => Err(error),
-                    };
-                    replicas.answered(member, outcome)
-                }
-            },
-        };
-        match (on_replica, &db.pool) {
-            (Some(answer), _) => Ok(answer),
-            (None, $crate::database::Pool::Sqlite(pools)) => {
-                match db.acquire(pools.reads.get()).await {
-                    Ok(mut object) => {
-                        let $conn: &mut $crate::database::SqliteReader = &mut object;
-                        ($body).map_err($crate::error::DbError::from)
-                    }
-                    Err(error) => Err(error),
-                }
-            }
-            (None, $crate::database::Pool::Postgres(pool)) => match db.acquire(pool.get()).await {
-                Ok(mut object) => {
-                    let $conn: &mut ::diesel_async::AsyncPgConnection = &mut object;
+        match &db.pool {
+            $crate::database::Pool::Sqlite(pools) => {
+                db.read_on_sqlite(pools, async |$conn: &mut $crate::database::SqliteReader| {
                     ($body).map_err($crate::error::DbError::from)
-                }
-                Err(error) => Err(error),
-            },
+                })
+                .await
+            }
+            $crate::database::Pool::Postgres(pool) => {
+                db.read_on_postgres(
+                    pool,
+                    from,
+                    async |$conn: &mut ::diesel_async::AsyncPgConnection| {
+                        ($body).map_err($crate::error::DbError::from)
+                    },
+                )
+                .await
+            }
         }
     }};
 }

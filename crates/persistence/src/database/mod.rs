@@ -1,31 +1,44 @@
-//! The database handle: URL parsing, the two pools, and the macros that run one query body on
-//! whichever backend the handle holds.
+//! The database handle: URL parsing, the two pools, where reads and writes run, and the
+//! macros that run one query body on whichever backend the handle holds.
 //!
 //! diesel's `MultiConnection` cannot hold diesel-async's PostgreSQL connection, so the handle is
-//! an enum of two deadpool pools. [`with_conn!`] and [`in_transaction!`] match on it and expand
-//! the same body once per backend: each copy is type-checked against its concrete connection,
-//! with no trait bounds to write. Queries needed by several methods live in traits implemented
-//! for both connections by [`impl_for_each_backend!`], again from one written body.
+//! an enum of two deadpool pools. [`with_conn!`], [`in_transaction!`] and [`with_read_conn!`]
+//! match on it and hand the same body to each backend: each copy is type-checked against its
+//! concrete connection, with no trait bounds to write. Queries needed by several methods live
+//! in traits implemented for both connections by [`impl_for_each_backend!`], again from one
+//! written body.
 //!
 //! - `url.rs`: [`DatabaseUrl`], where the database is, and its redacted display;
 //! - `connect_error.rs`: [`ConnectError`], why the database could not be opened;
 //! - `open.rs`: [`PoolOptions`], [`Database::open`] and each backend's connection setup;
+//! - `migrate.rs`: the embedded migrations, applied by `open`;
+//! - `health.rs`: `Database` as a `HealthCheck`;
+//! - `read.rs`: where an API read runs, one plain method per backend;
 //! - `calling_thread.rs`: why SQLite's API reads run on the thread that asks for them;
 //! - `checkout.rs`: a pooled connection within the wait timeout, timeouts counted;
 //! - `write_queue.rs`: why SQLite writers take turns in the process;
+//! - `write_span.rs`: the writers' half of the sync contract (a write's stamp to its commit);
 //! - `monitor.rs`: the pool's figures for `/metrics`;
 //! - `replicas.rs`: PostgreSQL read replicas, where each stands, and which one a read uses;
-//! - `macros.rs`: [`with_conn!`], [`in_transaction!`], [`impl_for_each_backend!`].
+//! - `replication.rs`: a key's write position after its write, the replicas' metrics and
+//!   readiness;
+//! - `macros.rs`: [`with_conn!`], [`with_read_conn!`], [`in_transaction!`],
+//!   [`impl_for_each_backend!`].
 
 mod calling_thread;
 mod checkout;
 mod connect_error;
+mod health;
 mod macros;
+pub(crate) mod migrate;
 mod monitor;
 mod open;
+mod read;
 mod replicas;
+mod replication;
 mod url;
 mod write_queue;
+pub(crate) mod write_span;
 
 use std::fmt;
 use std::sync::Arc;
@@ -48,6 +61,7 @@ pub(crate) use macros::{impl_for_each_backend, in_transaction, with_conn, with_r
 pub(crate) use open::SQLITE_SETUP;
 pub(crate) use open::sqlite_path;
 pub use open::{PoolOptions, ReplicaOptions};
+pub use replication::MAX_REPLICAS;
 pub use url::DatabaseUrl;
 
 /// SQLite's synchronous connection, its statements run by `R` (see [`SqliteRunner`]).

@@ -21,7 +21,7 @@ use super::{
     ConnectError, Database, DatabaseUrl, OnCallingThread, Pool, SqliteConn, SqlitePools,
     SqliteReader,
 };
-use crate::migrate;
+use crate::database::migrate;
 
 /// Per-connection SQLite settings. `busy_timeout` comes first so that the others wait for a
 /// lock instead of failing. WAL lets readers proceed during a write. `synchronous = FULL`

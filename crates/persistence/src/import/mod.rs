@@ -28,10 +28,10 @@ use shop_ports::port::{ImportReport, ImportRepository, ImportStoreError};
 
 use crate::catalogue::CatalogueQueries;
 use crate::clients::ClientQueries;
+use crate::database::write_span::WriteSpan;
 use crate::database::{Database, in_transaction};
 use crate::error::DbError;
 use crate::orders::OrderQueries;
-use crate::write_span::WriteSpan;
 use restamp::Restamp;
 
 /// Ids per `IN (…)` list: far below SQLite's and PostgreSQL's bind limits.

@@ -1,6 +1,6 @@
 //! A long import stamps its rows again right before it commits: they were stamped with the
 //! time the import started, and a sync whose checkpoint passed that time while the import ran
-//! would never see them (`crate::write_span`, `shop_domain::sync`).
+//! would never see them (`crate::database::write_span`, `shop_domain::sync`).
 
 use diesel::prelude::*;
 use diesel_async::RunQueryDsl;

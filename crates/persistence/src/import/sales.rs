@@ -21,12 +21,12 @@ use super::{IDS_PER_QUERY, ImportConnection, check_written, only_in_shop};
 use crate::clients::ClientSelection;
 use crate::database::impl_for_each_backend;
 use crate::error::DbError;
-use crate::one_of::one_of;
 use crate::orders::OrderSelection;
 use crate::rows::{
     ClientConfidentialRow, ClientRow, ClientSearchRow, OrderConfidentialRow, OrderItemRow, OrderRow,
 };
 use crate::schema::{clients, order_items, orders};
+use crate::sql::one_of::one_of;
 
 /// Every column one client write sets.
 pub(super) struct ClientWrite {

@@ -14,8 +14,8 @@ use shop_domain::stock::stock_search_text;
 use shop_domain::tax_rate::TaxRate;
 
 use crate::error::DbError;
-use crate::parents_then_children::ChildRow;
 use crate::schema::{brands, categories, products, variants};
+use crate::sql::parents_then_children::ChildRow;
 
 #[derive(Insertable, AsChangeset)]
 #[diesel(table_name = categories, check_for_backend(Sqlite, Pg))]

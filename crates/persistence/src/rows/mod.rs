@@ -7,8 +7,6 @@
 //! Confidential columns (a client's note, an order's signatures) have row types of their own,
 //! read only by the import: the rows the API's reads select cannot carry them.
 
-#[cfg(feature = "seed")]
-mod bulk;
 mod catalogue;
 mod clients;
 mod loyalty;
@@ -16,8 +14,6 @@ mod orders;
 mod owners;
 mod stock;
 
-#[cfg(feature = "seed")]
-pub(crate) use bulk::NewClientRow;
 pub(crate) use catalogue::{
     BrandRow, CategoryRow, NewVariantRow, ProductRow, ProductWithNames, VariantRow,
 };

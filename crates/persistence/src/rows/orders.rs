@@ -15,8 +15,8 @@ use shop_domain::order::{Order, OrderConfidential, OrderItem};
 use shop_domain::tax_rate::TaxRate;
 
 use crate::error::DbError;
-use crate::parents_then_children::ChildRow;
 use crate::schema::{order_items, orders};
+use crate::sql::parents_then_children::ChildRow;
 
 /// The public columns of an order, as written. As a changeset, `None` writes NULL.
 #[derive(Insertable, AsChangeset)]

@@ -14,9 +14,9 @@ use shop_domain::stock::{ActivityQuery, StockActivity, merge_newest_first};
 
 use crate::database::impl_for_each_backend;
 use crate::error::DbError;
-use crate::first_rows::first_rows;
 use crate::rows::{MovementRow, SwitchRow, VariantNameRow};
 use crate::schema::{api_keys, owners, products, stock_movements, tracking_switches, variants};
+use crate::sql::first_rows::first_rows;
 
 type MovementLine = (MovementRow, String, VariantNameRow);
 type SwitchLine = (SwitchRow, String, VariantNameRow);

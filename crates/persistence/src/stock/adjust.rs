@@ -34,9 +34,9 @@ use shop_ports::port::{AdjustmentCommand, AdjustmentOutcome, IdempotencyClaim};
 
 use crate::database::impl_for_each_backend;
 use crate::error::DbError;
-use crate::kept_prepared::KeptPrepared;
 use crate::rows::{IdempotencyRow, MovementRow, Recorded, RecordedOutcome};
 use crate::schema::{idempotency_records, products, stock_movements, variants};
+use crate::sql::kept_prepared::KeptPrepared;
 
 /// A variant as an adjustment or a switch of tracking finds it.
 pub(crate) struct FoundVariant {

@@ -30,9 +30,9 @@ use shop_ports::port::{TrackingCommand, TrackingOutcome};
 use super::adjust::AdjustQueries;
 use crate::database::impl_for_each_backend;
 use crate::error::DbError;
-use crate::kept_prepared::KeptPrepared;
 use crate::rows::SwitchRow;
 use crate::schema::{products, tracking_switches, variants};
+use crate::sql::kept_prepared::KeptPrepared;
 
 /// Why a switch's transaction did not commit.
 pub(crate) enum SwitchFailure {

@@ -9,8 +9,8 @@ use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
 use super::{cache_counter, test_databases};
 use crate::DatabaseUrl;
 use crate::database::SqliteConn;
-use crate::kept_prepared::KeptPrepared;
 use crate::schema::variants;
+use crate::sql::kept_prepared::KeptPrepared;
 
 /// The adjustment's stock update, for a variant no shop has (no row changes).
 macro_rules! add_stock {

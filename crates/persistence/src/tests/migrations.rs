@@ -4,7 +4,7 @@ use shop_ports::port::ShopStore;
 
 use super::fixtures::{at, shop};
 use super::{exhausted_sqlite, test_databases};
-use crate::migrate;
+use crate::database::migrate;
 use crate::{ConnectError, Database, DatabaseUrl, PoolOptions};
 
 #[tokio::test]

@@ -12,8 +12,8 @@ use super::fixtures::two_shops;
 use super::{cache_counter, test_databases};
 use crate::DatabaseUrl;
 use crate::database::SqliteConn;
-use crate::one_of::one_of;
 use crate::schema::shops;
+use crate::sql::one_of::one_of;
 
 /// Looks the shops up by lists of 1, 2, 3 and 1 ids (one unknown, one with a quote, which the
 /// JSON array must carry intact); returns what each found and how many statements entered the

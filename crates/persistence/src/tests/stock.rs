@@ -12,8 +12,8 @@ use shop_ports::port::StockRepository;
 
 use super::fixtures::{at, imported, product, store_products, two_shops, untracked, variant};
 use super::{TestDb, test_databases};
+use crate::database::migrate;
 use crate::database::with_conn;
-use crate::migrate;
 use crate::schema::variants;
 use crate::{Database, PoolOptions};
 

@@ -24,8 +24,8 @@ use super::owners::owner;
 use super::stock_adjust::{movement_count, stock_of};
 use super::{TestDb, cache_counter, execute_raw, test_databases};
 use crate::database::SqliteConn;
+use crate::database::migrate;
 use crate::database::with_conn;
-use crate::migrate;
 use crate::schema::variants;
 use crate::{Database, DatabaseUrl, PoolOptions};
 

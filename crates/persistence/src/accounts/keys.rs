@@ -14,9 +14,9 @@ use shop_ports::StoreError;
 use shop_ports::port::ApiKeyStore;
 
 use crate::database::{Database, with_conn};
-use crate::kept_prepared::KeptPrepared;
 use crate::rows::{ApiKeyRow, ShopRow};
 use crate::schema::{api_keys, shops};
+use crate::sql::kept_prepared::KeptPrepared;
 
 #[async_trait]
 impl ApiKeyStore for Database {

@@ -16,8 +16,8 @@ use diesel_migrations::EmbeddedMigrations;
 use shop_ports::StoreError;
 use shop_ports::port::{HealthCheck, Unhealthy};
 
+use crate::database::migrate::{POSTGRES_MIGRATIONS, SQLITE_MIGRATIONS};
 use crate::database::{Database, Pool, with_conn};
-use crate::migrate::{POSTGRES_MIGRATIONS, SQLITE_MIGRATIONS};
 
 /// diesel_migrations' own table, the same on both backends.
 const APPLIED_VERSIONS: &str = "SELECT version FROM __diesel_schema_migrations";
@@ -83,7 +83,7 @@ mod tests {
     use shop_ports::port::PoolMonitor;
 
     use super::*;
-    use crate::migrate::revert_last;
+    use crate::database::migrate::revert_last;
     use crate::tests::{exhausted_sqlite, sqlite, test_databases};
 
     #[tokio::test]

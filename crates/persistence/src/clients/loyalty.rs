@@ -10,9 +10,9 @@ use shop_ports::port::{LoyaltyRepository, ReadFrom};
 
 use crate::database::{Database, with_read_conn};
 use crate::error::DbError;
-use crate::first_rows::first_rows;
 use crate::rows::{SpinRow, TicketRow, TierRow};
 use crate::schema::{lottery_tickets, loyalty_tiers, spins};
+use crate::sql::first_rows::first_rows;
 
 #[async_trait]
 impl LoyaltyRepository for Database {

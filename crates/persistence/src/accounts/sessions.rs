@@ -10,9 +10,9 @@ use shop_ports::StoreError;
 use shop_ports::port::{SessionStore, SignedIn};
 
 use crate::database::{Database, with_conn};
-use crate::kept_prepared::KeptPrepared;
 use crate::rows::{OwnerRow, SessionRow, ShopRow};
 use crate::schema::{owner_sessions, owners, shops};
+use crate::sql::kept_prepared::KeptPrepared;
 
 #[async_trait]
 impl SessionStore for Database {

@@ -4,8 +4,8 @@ use diesel::prelude::*;
 use shop_domain::client::Client;
 use shop_domain::id::ShopId;
 
-use super::{ClientRow, ClientSearchRow};
 use crate::error::DbError;
+use crate::rows::{ClientRow, ClientSearchRow};
 use crate::schema::clients;
 
 /// A new client's public and search columns, as one insertable row so that clients can be

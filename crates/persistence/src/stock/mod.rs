@@ -25,12 +25,12 @@ use shop_ports::port::{
 };
 
 use crate::catalogue::contains_pattern;
+use crate::database::write_span::WriteSpan;
 use crate::database::{Database, in_transaction, with_conn, with_read_conn};
 use crate::error::DbError;
-use crate::first_rows::{first_rows, in_first_rows};
 use crate::rows::{MovementRow, StockEntryRow};
 use crate::schema::{products, stock_movements, variants};
-use crate::write_span::WriteSpan;
+use crate::sql::first_rows::{first_rows, in_first_rows};
 use activity::ActivityQueries;
 use tracking::SwitchFailure;
 

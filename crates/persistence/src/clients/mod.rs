@@ -3,6 +3,10 @@
 //!
 //! Only [`ClientRow`]'s columns are selected: the private note and the legacy link never leave
 //! the database on this path.
+//!
+//! `loyalty.rs`: a client's loyalty, the shop's tiers and the client's latest tickets and spins.
+
+mod loyalty;
 
 use async_trait::async_trait;
 use diesel::prelude::*;
@@ -15,13 +19,14 @@ use shop_ports::port::{ClientRepository, ReadFrom};
 use crate::catalogue::contains_pattern;
 use crate::database::{Database, impl_for_each_backend, with_read_conn};
 use crate::error::DbError;
-use crate::first_rows::first_rows;
-use crate::one_of::one_of;
 use crate::rows::ClientRow;
 use crate::schema::clients;
+use crate::sql::first_rows::first_rows;
+use crate::sql::one_of::one_of;
 
 /// Which clients to load; either way by ascending id.
-pub(crate) type ClientSelection<'a> = crate::selection::Selection<'a, ClientListQuery, ClientId>;
+pub(crate) type ClientSelection<'a> =
+    crate::sql::selection::Selection<'a, ClientListQuery, ClientId>;
 
 /// Queries shared by the API's reads and the import, implemented for both backends'
 /// connections so that the import can run them inside its transaction.
