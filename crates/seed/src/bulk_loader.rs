@@ -1,5 +1,5 @@
 //! The seed's one port: writing large amounts of new rows fast. `shop-persistence`
-//! implements it on diesel under its `seed` feature (`bulk_load.rs` there).
+//! implements it on diesel under its `seed` feature (its `seed` module).
 
 use async_trait::async_trait;
 use shop_domain::catalogue::{BrandRef, CategoryRef, Product};
