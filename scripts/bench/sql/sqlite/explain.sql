@@ -3,7 +3,7 @@
 -- One statement per `-- name:` block, each ending with `;` at the end of a line. The `-- param`
 -- lines give each parameter's value for the dataset of dataset.sql; the integers are integers.
 -- Where the application binds a list of ids (a page's variants or items, a search's
--- candidates), it binds one JSON array, unpacked by json_each (crates/persistence/src/one_of.rs);
+-- candidates), it binds one JSON array, unpacked by json_each (crates/persistence/src/sql/one_of.rs);
 -- the arrays here hold three ids where the page has 21: the plan is the same.
 -- A term of 3+ characters (crates/persistence/src/catalogue/search.rs) first looks for its entry
 -- past the first probe_offset in the suffix index (`products_q_*_index_probe`, from the term's
