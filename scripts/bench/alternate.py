@@ -67,6 +67,10 @@ def compare(base_runs, current_runs):
     return rows
 
 
+def listed(figures):
+    return ", ".join(f"{figure:.2f}" for figure in figures)
+
+
 def markdown(rows, base_label, current_label):
     lines = [
         f"| target | backend | {base_label} (runs) | {current_label} (runs) | change "
@@ -74,10 +78,9 @@ def markdown(rows, base_label, current_label):
         "|---|---|---|---|---|---|---|",
     ]
     for row in rows:
-        runs = lambda values: ", ".join(f"{v:.2f}" for v in values)  # noqa: E731
         lines.append(
             f"| {row['target']} | {row['backend']} | {row['base_median']:.2f} "
-            f"({runs(row['base'])}) | {row['current_median']:.2f} ({runs(row['current'])}) | "
+            f"({listed(row['base'])}) | {row['current_median']:.2f} ({listed(row['current'])}) | "
             f"{-row['loss']:+.2f} | {row['spread']:.2f} | {'**yes**' if row['worse'] else 'no'} |")
     return "\n".join(lines) + "\n"
 
