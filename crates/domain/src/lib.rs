@@ -31,5 +31,6 @@ pub mod sync;
 pub mod tax_rate;
 pub mod text;
 pub mod timestamp;
+pub mod webhook;
 
 pub use timestamp::Timestamp;

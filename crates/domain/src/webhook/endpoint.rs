@@ -1,0 +1,93 @@
+//! An endpoint's state: enabled, or disabled and why.
+
+use std::fmt;
+
+/// A shop holds at most this many endpoints (a 17th is refused with 422
+/// `WEBHOOK_ENDPOINT_LIMIT`).
+pub const MAX_ENDPOINTS_PER_SHOP: usize = 16;
+/// The longest `description` an endpoint keeps.
+pub const MAX_DESCRIPTION_LEN: usize = 500;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EndpointStatus {
+    Enabled,
+    Disabled(DisabledReason),
+}
+
+/// Why an endpoint stopped receiving: its receiver answered 410 (`gone`), every delivery
+/// failed for `WEBHOOK_DISABLE_AFTER` (`failing`), or a person disabled it (`manual`: a
+/// `PATCH` or the console).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DisabledReason {
+    Gone,
+    Failing,
+    Manual,
+}
+
+impl DisabledReason {
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            DisabledReason::Gone => "gone",
+            DisabledReason::Failing => "failing",
+            DisabledReason::Manual => "manual",
+        }
+    }
+
+    pub fn parse(text: &str) -> Option<Self> {
+        [
+            DisabledReason::Gone,
+            DisabledReason::Failing,
+            DisabledReason::Manual,
+        ]
+        .into_iter()
+        .find(|reason| reason.as_str() == text)
+    }
+}
+
+impl EndpointStatus {
+    /// The API's `status`.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            EndpointStatus::Enabled => "enabled",
+            EndpointStatus::Disabled(_) => "disabled",
+        }
+    }
+
+    /// The API's `disabledReason`.
+    pub const fn disabled_reason(self) -> Option<DisabledReason> {
+        match self {
+            EndpointStatus::Enabled => None,
+            EndpointStatus::Disabled(reason) => Some(reason),
+        }
+    }
+}
+
+impl fmt::Display for DisabledReason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_status_shows_its_reason_only_when_disabled() {
+        assert_eq!(EndpointStatus::Enabled.as_str(), "enabled");
+        assert_eq!(EndpointStatus::Enabled.disabled_reason(), None);
+        let gone = EndpointStatus::Disabled(DisabledReason::Gone);
+        assert_eq!(
+            (gone.as_str(), gone.disabled_reason()),
+            ("disabled", Some(DisabledReason::Gone))
+        );
+        for reason in [
+            DisabledReason::Gone,
+            DisabledReason::Failing,
+            DisabledReason::Manual,
+        ] {
+            assert_eq!(DisabledReason::parse(reason.as_str()), Some(reason));
+        }
+        assert_eq!(DisabledReason::parse("paused"), None);
+    }
+}
