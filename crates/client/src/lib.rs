@@ -15,6 +15,9 @@
 //!   retries send again, so a retried adjustment is never applied twice.
 //! - Every error of the API is an [`ApiError::Api`] with its [`ErrorCode`], message and
 //!   validation `details`.
+//! - Webhooks: [`verify_webhook`] checks a delivery's Standard Webhooks signature (several
+//!   secrets and signatures, constant-time, a 5-minute timestamp tolerance) and reads its
+//!   [`WebhookEvent`]; `examples/webhook_receiver.rs` is a receiver built on it.
 //!
 //! Instants are [`time::OffsetDateTime`] (the API sends RFC 3339 UTC with milliseconds), a
 //! birth date is a [`time::Date`], money is integer cents (`i64`) and VAT rates are the API's
@@ -53,6 +56,7 @@ pub mod models;
 mod query;
 mod retry;
 mod sync;
+mod webhook;
 
 pub use client::{Client, ClientBuilder, IDEMPOTENCY_KEY_HEADER, new_idempotency_key};
 pub use error::{ApiError, ErrorCode, FieldIssue};
@@ -63,6 +67,9 @@ pub use models::{
 pub use query::{ActiveFilter, ClientQuery, DateBound, OrderQuery, ProductQuery, StockQuery};
 pub use retry::{RetryEvent, RetryReason};
 pub use sync::{Checkpoint, SyncRun};
+pub use webhook::{
+    WEBHOOK_TOLERANCE, WebhookError, WebhookEvent, verify_webhook, verify_webhook_at,
+};
 
 #[cfg(test)]
 mod tests;
