@@ -30,3 +30,4 @@ mod stock_bounds;
 mod stock_concurrency;
 mod stock_list;
 mod sync;
+mod v2;

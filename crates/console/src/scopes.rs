@@ -13,6 +13,7 @@ pub fn meaning(scope: Scope) -> &'static str {
         Scope::ProductsWrite | Scope::OrdersWrite | Scope::ClientsWrite | Scope::LoyaltyWrite => {
             "reserved for v2: no operation yet"
         }
+        Scope::WebhooksRead | Scope::WebhooksWrite => "webhooks of API v2: no operation yet",
     }
 }
 

@@ -1,4 +1,5 @@
-//! The ten scopes of spec §5 and which operation needs which.
+//! The scopes: the ten of spec §5, and the two that API v2 adds for webhooks; which operation
+//! needs which.
 
 use std::fmt;
 use std::str::FromStr;
@@ -15,10 +16,29 @@ pub enum Scope {
     ClientsWrite,
     LoyaltyRead,
     LoyaltyWrite,
+    WebhooksRead,
+    WebhooksWrite,
 }
 
 impl Scope {
-    pub const ALL: [Scope; 10] = [
+    /// Every scope a key can hold, in the order lists show them.
+    pub const ALL: [Scope; 12] = [
+        Scope::ProductsRead,
+        Scope::ProductsWrite,
+        Scope::OrdersRead,
+        Scope::OrdersWrite,
+        Scope::StockRead,
+        Scope::StockWrite,
+        Scope::ClientsRead,
+        Scope::ClientsWrite,
+        Scope::LoyaltyRead,
+        Scope::LoyaltyWrite,
+        Scope::WebhooksRead,
+        Scope::WebhooksWrite,
+    ];
+
+    /// The ten scopes of spec §5: all that API v1 knows and shows (`/api/v1` is frozen).
+    pub const V1: [Scope; 10] = [
         Scope::ProductsRead,
         Scope::ProductsWrite,
         Scope::OrdersRead,
@@ -43,14 +63,28 @@ impl Scope {
             Scope::ClientsWrite => "clients:write",
             Scope::LoyaltyRead => "loyalty:read",
             Scope::LoyaltyWrite => "loyalty:write",
+            Scope::WebhooksRead => "webhooks:read",
+            Scope::WebhooksWrite => "webhooks:write",
         }
     }
 
-    /// The write scopes that spec §5 reserves for a later version: no v1 operation needs them.
+    /// Whether API v1 knows this scope (spec §5); the webhook scopes are v2's.
+    pub const fn in_v1(self) -> bool {
+        !matches!(self, Scope::WebhooksRead | Scope::WebhooksWrite)
+    }
+
+    /// The scopes that no operation serves yet: the write scopes that spec §5 reserves for a
+    /// later version, and v2's webhook scopes until its webhook endpoints are served (issue
+    /// 34). The console refuses them on a new key.
     pub const fn is_reserved(self) -> bool {
         matches!(
             self,
-            Scope::ProductsWrite | Scope::OrdersWrite | Scope::ClientsWrite | Scope::LoyaltyWrite
+            Scope::ProductsWrite
+                | Scope::OrdersWrite
+                | Scope::ClientsWrite
+                | Scope::LoyaltyWrite
+                | Scope::WebhooksRead
+                | Scope::WebhooksWrite
         )
     }
 
@@ -121,6 +155,11 @@ impl ScopeSet {
             .collect()
     }
 
+    /// The scopes API v1 shows: a key's v2 scopes are not v1's business.
+    pub fn only_v1(self) -> Self {
+        self.iter().filter(|scope| scope.in_v1()).collect()
+    }
+
     /// The storage and CLI form: names in the spec's order, comma-separated.
     pub fn to_list(self) -> String {
         self.iter().map(Scope::as_str).collect::<Vec<_>>().join(",")
@@ -179,7 +218,7 @@ mod tests {
     }
 
     #[test]
-    fn every_write_scope_but_stock_is_reserved() {
+    fn every_scope_no_operation_serves_yet_is_reserved() {
         let reserved: Vec<_> = Scope::ALL.into_iter().filter(|s| s.is_reserved()).collect();
         assert_eq!(
             reserved,
@@ -187,7 +226,9 @@ mod tests {
                 Scope::ProductsWrite,
                 Scope::OrdersWrite,
                 Scope::ClientsWrite,
-                Scope::LoyaltyWrite
+                Scope::LoyaltyWrite,
+                Scope::WebhooksRead,
+                Scope::WebhooksWrite
             ]
         );
     }
@@ -205,7 +246,21 @@ mod tests {
         let set = ScopeSet::parse_list(" stock:write , products:read,products:read").unwrap();
         assert_eq!(set.to_list(), "products:read,stock:write");
         assert_eq!(ScopeSet::parse_list(&set.to_list()), Ok(set));
-        assert_eq!(ScopeSet::all().iter().count(), 10);
+        assert_eq!(ScopeSet::all().iter().count(), 12);
+    }
+
+    #[test]
+    fn v1_shows_the_ten_scopes_of_the_spec_only() {
+        assert_eq!(
+            Scope::V1.to_vec(),
+            Scope::ALL
+                .into_iter()
+                .filter(|s| s.in_v1())
+                .collect::<Vec<_>>()
+        );
+        let set = ScopeSet::parse_list("webhooks:read,products:read,webhooks:write").unwrap();
+        assert_eq!(set.only_v1().to_list(), "products:read");
+        assert_eq!(set.to_list(), "products:read,webhooks:read,webhooks:write");
     }
 
     #[test]

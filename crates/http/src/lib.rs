@@ -1,4 +1,5 @@
-//! The HTTP delivery of the shop API v1 (`/api/v1`), on actix-web.
+//! The HTTP delivery of the shop API on actix-web: v1 (`/api/v1`, frozen) and v2 (`/api/v2`:
+//! every v1 operation unchanged, and what v2 adds; see `api_version`).
 //!
 //! **Architecture invariants**
 //! - This is the only crate that knows HTTP. Handlers parse requests into domain values, call a
@@ -9,9 +10,10 @@
 //!   `{"error": {"code", "message", "details"?}}`. The only other bodies are the files of the
 //!   docs page (`openapi`, under `/docs/`) and the operational routes outside `/api/v1`
 //!   (`operations`: the probes' own small JSON, including `/readyz`'s 503, and `/metrics`).
-//! - The OpenAPI document (`openapi`, served at `/api/v1/openapi.json` and committed as
-//!   `docs/openapi.json`) is generated from the handlers' `#[utoipa::path]` attributes and the
-//!   DTOs' `ToSchema`; a test fails when the committed copy differs.
+//! - The OpenAPI documents (`openapi`, served at `/api/v1/openapi.json` and
+//!   `/api/v2/openapi.json`, committed as `docs/openapi.json` and `docs/openapi-v2.json`) are
+//!   generated from the handlers' `#[utoipa::path]` attributes and the
+//!   DTOs' `ToSchema`; a test fails when a committed copy differs.
 //!   Error responses that actix produces itself (wrong method, oversized body, extractor
 //!   errors) and panics are rewritten into the same envelope by the `middleware` module.
 //! - Order of checks, per request: authentication (401, or 429 first when the client address
@@ -30,6 +32,7 @@ use shop_ports::usecase::{
     StockKeeper,
 };
 
+mod api_version;
 mod auth;
 mod body;
 pub mod connection;

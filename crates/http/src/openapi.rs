@@ -1,13 +1,18 @@
-//! The OpenAPI 3.1 document of API v1, generated from the code, and the pages that serve it.
+//! The OpenAPI 3.1 documents of API v1 and v2, generated from the code, and the pages that
+//! serve them.
 //!
 //! - The document is derived by utoipa from the handlers' `#[utoipa::path]` attributes, the
 //!   response DTOs (`ToSchema`), the parameter descriptions (`params`), the responses of each
 //!   operation (`responses`) and the other schemas (`schemas`). It is rendered once per process
 //!   ([`openapi_json`]): pretty-printed, every object's keys sorted, so that the same code gives
 //!   the same bytes. `docs/openapi.json` is a copy; a test fails when they differ.
-//! - `GET /api/v1/openapi.json` serves it and `GET /docs/` renders it with Swagger UI, whose
-//!   files are compiled into the binary (`utoipa-swagger-ui`'s `vendored` feature): the page
-//!   loads nothing from elsewhere. Neither needs a key nor counts against a budget.
+//! - v2's document is v1's under `/api/v2` (the same operations, answered by the same
+//!   handlers), with every scope a v2 key can hold ([`into_v2`]); `docs/openapi-v2.json` is its
+//!   copy.
+//! - `GET /api/v1/openapi.json` and `GET /api/v2/openapi.json` serve them and `GET /docs/`
+//!   renders either with Swagger UI, whose files are compiled into the binary
+//!   (`utoipa-swagger-ui`'s `vendored` feature): the page loads nothing from elsewhere. None
+//!   needs a key or counts against a budget.
 //!
 //! **Architecture invariant:** the document says what the server does. Every status an
 //! operation can answer is listed with its body and headers, and a header is `required` only
@@ -22,11 +27,16 @@ use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
 use utoipa::{Modify, OpenApi};
 use utoipa_swagger_ui::{Config, SwaggerUi};
 
+use shop_domain::scope::Scope;
+
+use crate::api_version::ApiVersion;
 use crate::dto::schemas;
 use crate::handlers::{clients, loyalty, me, orders, products, responses, stock};
 
-/// Where the document is served.
-pub const DOCUMENT_PATH: &str = "/api/v1/openapi.json";
+/// Where v1's document is served.
+pub const DOCUMENT_PATH: &str = ApiVersion::V1.document_path();
+/// Where v2's document is served.
+pub const DOCUMENT_V2_PATH: &str = ApiVersion::V2.document_path();
 /// Where the human docs page is served (`/docs` redirects to it).
 pub const DOCS_PATH: &str = "/docs/";
 
@@ -111,7 +121,8 @@ impl Modify for SharedParts {
     }
 }
 
-static DOCUMENT: LazyLock<String> = LazyLock::new(render);
+static DOCUMENT: LazyLock<String> = LazyLock::new(|| render(ApiVersion::V1));
+static DOCUMENT_V2: LazyLock<String> = LazyLock::new(|| render(ApiVersion::V2));
 
 /// The OpenAPI document served at `GET /api/v1/openapi.json`, byte for byte: pretty JSON with
 /// sorted keys and a final newline. Rendered once per process.
@@ -119,22 +130,54 @@ pub fn openapi_json() -> String {
     DOCUMENT.clone()
 }
 
-/// Renders the document now rather than on the first request (a broken document then stops
+/// The same for `GET /api/v2/openapi.json`.
+pub fn openapi_v2_json() -> String {
+    DOCUMENT_V2.clone()
+}
+
+fn document_of(version: ApiVersion) -> &'static str {
+    match version {
+        ApiVersion::V1 => DOCUMENT.as_str(),
+        ApiVersion::V2 => DOCUMENT_V2.as_str(),
+    }
+}
+
+/// Renders the documents now rather than on the first request (a broken document then stops
 /// the server at startup, not mid-traffic).
 pub(crate) fn prepare() {
     LazyLock::force(&DOCUMENT);
+    LazyLock::force(&DOCUMENT_V2);
 }
 
-fn render() -> String {
+fn render(version: ApiVersion) -> String {
     // Serializing utoipa's plain data structures cannot fail; a failure would be a bug in the
     // definitions, which the committed-document test catches before any release.
     let mut document =
         serde_json::to_value(ApiDoc::openapi()).expect("the OpenAPI document serializes to JSON");
+    if version == ApiVersion::V2 {
+        document = into_v2(document);
+    }
     finish(&mut document);
     let mut text =
         serde_json::to_string_pretty(&document).expect("a JSON value serializes to text");
     text.push('\n');
     text
+}
+
+/// v1's document as v2 serves it: every path and every mention of one under `/api/v2`, the
+/// version `2.0.0`, a description that says what v2 is, and every scope a key can hold.
+fn into_v2(v1: Value) -> Value {
+    let text = serde_json::to_string(&v1).expect("a JSON value serializes to text");
+    let mut document: Value =
+        serde_json::from_str(&text.replace(ApiVersion::V1.prefix(), ApiVersion::V2.prefix()))
+            .expect("replacing a path in JSON strings keeps the JSON valid");
+    document["info"]["version"] = Value::from("2.0.0");
+    let description = document["info"]["description"].as_str().unwrap_or_default();
+    document["info"]["description"] =
+        Value::from(format!("{}\n{description}", include_str!("openapi/v2.md")));
+    document["components"]["schemas"]["Scope"]["enum"] =
+        Scope::ALL.iter().map(|scope| scope.as_str()).collect();
+    document
 }
 
 /// Marks the headers each response always carries as `required` (utoipa's `Header` cannot),
@@ -192,14 +235,17 @@ fn sort_keys(value: &mut Value) {
     }
 }
 
-/// `GET /api/v1/openapi.json`, without authentication or rate limiting. Registered before the
-/// API's scope, which would otherwise answer it (a scope does not hand unknown paths back).
-pub(crate) fn configure_document(config: &mut web::ServiceConfig) {
-    config.service(
-        web::resource(DOCUMENT_PATH)
-            .route(web::get().to(serve_document))
-            .route(web::head().to(serve_document)),
-    );
+/// `GET /api/v1/openapi.json` and `GET /api/v2/openapi.json`, without authentication or rate
+/// limiting. Registered before the API's scopes, which would otherwise answer them (a scope
+/// does not hand unknown paths back).
+pub(crate) fn configure_documents(config: &mut web::ServiceConfig) {
+    for version in ApiVersion::ALL {
+        config.service(
+            web::resource(version.document_path())
+                .route(web::get().to(serve_document))
+                .route(web::head().to(serve_document)),
+        );
+    }
 }
 
 /// The docs page, `/docs/`. Registered after the API's scope: its `{_:.*}` path is a regular
@@ -210,17 +256,17 @@ pub(crate) fn configure_docs_page(config: &mut web::ServiceConfig) {
         .service(web::resource("/docs").route(web::get().to(redirect_to_docs)))
         .service(
             SwaggerUi::new(format!("{DOCS_PATH}{{_:.*}}")).config(
-                Config::new([DOCUMENT_PATH])
+                Config::new([DOCUMENT_PATH, DOCUMENT_V2_PATH])
                     // No request to the public validator: the page loads nothing from elsewhere.
                     .validator_url("none"),
             ),
         );
 }
 
-async fn serve_document() -> HttpResponse {
+async fn serve_document(version: ApiVersion) -> HttpResponse {
     HttpResponse::Ok()
         .insert_header(ContentType::json())
-        .body(DOCUMENT.as_str())
+        .body(document_of(version))
 }
 
 /// Swagger UI's page loads its files relative to its own URL, which must end with `/`.

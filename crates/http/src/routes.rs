@@ -1,36 +1,44 @@
-//! Every route of API v1, in one place. A read endpoint is one `read(...)` line: it answers
-//! GET and HEAD; a write endpoint is one `write(...)` line: it answers POST. Both catch a
-//! panicking handler, and any other method gets actix's 405 (with `Allow`), which the envelope
-//! middleware turns into the JSON envelope. The OpenAPI document and the docs page, which need
-//! no key, are registered by `openapi::configure_document` and `openapi::configure_docs_page`.
+//! Every route of the API, in one place: v1's operations, served under `/api/v1` and again,
+//! unchanged, under `/api/v2` (`api_version`). A read endpoint is one `read(...)` line: it
+//! answers GET and HEAD; a write endpoint is one `write(...)` line: it answers POST. Both catch
+//! a panicking handler, and any other method gets actix's 405 (with `Allow`), which the
+//! envelope middleware turns into the JSON envelope. The OpenAPI documents and the docs page,
+//! which need no key, are registered by `openapi::configure_documents` and
+//! `openapi::configure_docs_page`.
 
 use actix_web::body::MessageBody;
 use actix_web::dev::{ServiceFactory, ServiceRequest, ServiceResponse};
 use actix_web::middleware::from_fn;
-use actix_web::{Error, FromRequest, Handler, Resource, Responder, web};
+use actix_web::{Error, FromRequest, Handler, Resource, Responder, Scope, web};
 
+use crate::api_version::ApiVersion;
 use crate::handlers::{clients, loyalty, me, orders, products, stock};
 use crate::middleware::catch_panic::catch_panic;
 use crate::openapi;
 
 pub fn configure(config: &mut web::ServiceConfig) {
-    openapi::configure_document(config);
+    openapi::configure_documents(config);
+    for version in ApiVersion::ALL {
+        config.service(v1_operations(web::scope(version.prefix())));
+    }
+    openapi::configure_docs_page(config);
+}
+
+/// The operations of API v1, which v2 serves unchanged.
+fn v1_operations(scope: Scope) -> Scope {
     // The router tries the resources in this order, and a path with a `{segment}` is a
     // regular expression run on every request that gets that far: the fixed paths come first.
-    config.service(
-        web::scope("/api/v1")
-            .service(read("/me", me::show))
-            .service(read("/products", products::list))
-            .service(read("/orders", orders::list))
-            .service(read("/stock", stock::list))
-            .service(write("/stock/adjustments", stock::adjust))
-            .service(read("/clients", clients::list))
-            .service(read("/products/{id}", products::show))
-            .service(read("/orders/{id}", orders::show))
-            .service(read("/clients/{id}", clients::show))
-            .service(read("/clients/{id}/loyalty", loyalty::show)),
-    );
-    openapi::configure_docs_page(config);
+    scope
+        .service(read("/me", me::show))
+        .service(read("/products", products::list))
+        .service(read("/orders", orders::list))
+        .service(read("/stock", stock::list))
+        .service(write("/stock/adjustments", stock::adjust))
+        .service(read("/clients", clients::list))
+        .service(read("/products/{id}", products::show))
+        .service(read("/orders/{id}", orders::show))
+        .service(read("/clients/{id}", clients::show))
+        .service(read("/clients/{id}/loyalty", loyalty::show))
 }
 
 /// A resource answering GET and HEAD with `handler`. actix-http drops the body of HEAD

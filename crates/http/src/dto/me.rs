@@ -5,6 +5,7 @@ use shop_domain::scope::Scope;
 use shop_ports::usecase::Principal;
 use utoipa::ToSchema;
 
+use crate::api_version::ApiVersion;
 use crate::dto::schemas::ScopeName;
 
 /// The shop and the API key the caller authenticated with.
@@ -38,8 +39,13 @@ struct ApiKeyDto {
     scopes: Vec<&'static str>,
 }
 
-impl From<&Principal> for MeDto {
-    fn from(principal: &Principal) -> Self {
+impl MeDto {
+    /// v1 shows only the scopes of its spec: `/api/v1` answers as it always has.
+    pub fn new(principal: &Principal, version: ApiVersion) -> Self {
+        let scopes = match version {
+            ApiVersion::V1 => principal.scopes.only_v1(),
+            ApiVersion::V2 => principal.scopes,
+        };
         Self {
             shop: ShopDto {
                 id: principal.shop.id.to_string(),
@@ -48,7 +54,7 @@ impl From<&Principal> for MeDto {
             },
             api_key: ApiKeyDto {
                 label: principal.key_label.clone(),
-                scopes: principal.scopes.iter().map(Scope::as_str).collect(),
+                scopes: scopes.iter().map(Scope::as_str).collect(),
             },
         }
     }

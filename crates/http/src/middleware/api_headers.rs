@@ -1,7 +1,8 @@
 //! Headers that no answer of the API may lack, whatever produced it (a handler, the envelope,
 //! a refusal before authentication): `X-Content-Type-Options: nosniff` on every response of
 //! the server, so that no browser ever reads a JSON body as a page, and `Cache-Control:
-//! no-store` on the API's answers (`/api/v1/...`, but its public OpenAPI document), which
+//! no-store` on the API's answers (`/api/v1/...`, `/api/v2/...`, but the public OpenAPI
+//! documents), which
 //! hold a shop's data that no shared or browser cache may keep. The docs page (`/docs`, Swagger
 //! UI, served from the binary) gets the console's kind of Content-Security-Policy: its own
 //! scripts and styles only (Swagger UI sets styles through the DOM, which the policy allows,
@@ -13,7 +14,7 @@ use actix_web::dev::{ServiceRequest, ServiceResponse};
 use actix_web::http::header::{self, HeaderValue};
 use actix_web::middleware::Next;
 
-use crate::openapi::DOCUMENT_PATH;
+use crate::api_version::ApiVersion;
 
 /// The docs page's policy: nothing but its own files, no framing.
 pub const DOCS_CONTENT_SECURITY_POLICY: &str = "default-src 'self'; script-src 'self'; \
@@ -51,7 +52,7 @@ fn is_docs_page(path: &str) -> bool {
 }
 
 fn holds_shop_data(path: &str) -> bool {
-    path.starts_with("/api/v1/") && path != DOCUMENT_PATH
+    ApiVersion::of_path(path).is_some_and(|version| path != version.document_path())
 }
 
 #[cfg(test)]
@@ -63,6 +64,8 @@ mod tests {
         assert!(holds_shop_data("/api/v1/me"));
         assert!(holds_shop_data("/api/v1/products/p1"));
         assert!(!holds_shop_data("/api/v1/openapi.json"));
+        assert!(holds_shop_data("/api/v2/me"));
+        assert!(!holds_shop_data("/api/v2/openapi.json"));
         assert!(!holds_shop_data("/healthz"));
         assert!(!holds_shop_data("/console/keys"));
     }

@@ -8,9 +8,15 @@ use serde_json::Value;
 use super::*;
 use crate::tests::TestApi;
 
-/// `docs/openapi.json`, from this crate's directory.
-fn committed_path() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../docs/openapi.json")
+/// `docs/openapi.json` (v1) or `docs/openapi-v2.json`, from this crate's directory.
+fn committed_path(version: ApiVersion) -> PathBuf {
+    let file = match version {
+        ApiVersion::V1 => "openapi.json",
+        ApiVersion::V2 => "openapi-v2.json",
+    };
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../docs")
+        .join(file)
 }
 
 fn document() -> Value {
@@ -33,11 +39,16 @@ fn operation(document: &Value, method: &str, path: &str) -> Value {
 }
 
 #[test]
-fn the_committed_document_is_the_generated_one() {
-    let generated = openapi_json();
-    let path = committed_path();
+fn the_committed_documents_are_the_generated_ones() {
+    for version in ApiVersion::ALL {
+        assert_committed(version, document_of(version));
+    }
+}
+
+fn assert_committed(version: ApiVersion, generated: &str) {
+    let path = committed_path(version);
     if std::env::var("UPDATE_OPENAPI").is_ok_and(|value| value == "1") {
-        std::fs::write(&path, &generated).expect("docs/openapi.json is writable");
+        std::fs::write(&path, generated).expect("docs/ is writable");
         return;
     }
     let committed = std::fs::read_to_string(&path).unwrap_or_default();
@@ -48,9 +59,11 @@ fn the_committed_document_is_the_generated_one() {
             .position(|(old, new)| old != new)
             .unwrap_or_else(|| committed.lines().count().min(generated.lines().count()));
         panic!(
-            "docs/openapi.json is not the document the server serves (first difference at line \
-             {}). If the API change is intended, regenerate it and review the diff:\n\n    \
+            "{} is not the document the server serves at {} (first difference at line {}). If \
+             the API change is intended, regenerate it and review the diff:\n\n    \
              UPDATE_OPENAPI=1 cargo test -p shop-http openapi\n",
+            path.display(),
+            version.document_path(),
             line + 1
         );
     }
@@ -378,10 +391,10 @@ async fn the_docs_page_and_its_files_come_from_the_binary() {
     );
 
     let script = String::from_utf8_lossy(&initializer.body);
-    assert!(
-        script.contains(&format!("\"url\": \"{DOCUMENT_PATH}\"")),
-        "{script}"
-    );
+    // Both versions are offered, v1 first (the page opens on it).
+    let v1 = script.find(&format!("\"url\": \"{DOCUMENT_PATH}\""));
+    let v2 = script.find(&format!("\"url\": \"{DOCUMENT_V2_PATH}\""));
+    assert!(v1.zip(v2).is_some_and(|(v1, v2)| v1 < v2), "{script}");
     assert!(script.contains("\"validatorUrl\": \"none\""), "{script}");
 
     missing.error(StatusCode::NOT_FOUND, "NOT_FOUND");
@@ -399,4 +412,51 @@ async fn the_api_keeps_answering_around_the_docs_routes() {
     replies[0].error(StatusCode::UNAUTHORIZED, "UNAUTHORIZED");
     replies[1].error(StatusCode::METHOD_NOT_ALLOWED, "METHOD_NOT_ALLOWED");
     replies[2].error(StatusCode::NOT_FOUND, "NOT_FOUND");
+}
+
+#[test]
+fn v2s_document_is_v1s_operations_under_api_v2_with_every_scope() {
+    let v1 = document();
+    let v2: Value = serde_json::from_str(&openapi_v2_json()).expect("the v2 document is JSON");
+    assert_eq!(v2["openapi"], "3.1.0");
+    assert_eq!(v2["info"]["version"], "2.0.0");
+    let under_v2: Vec<(String, String, Value)> = operations(&v1)
+        .into_iter()
+        .map(|(method, path, operation)| {
+            (method, path.replacen("/api/v1/", "/api/v2/", 1), operation)
+        })
+        .collect();
+    let found = operations(&v2);
+    assert_eq!(found.len(), under_v2.len());
+    for (method, path, operation) in under_v2 {
+        let served = &v2["paths"][&path][&method];
+        assert_eq!(
+            served["operationId"], operation["operationId"],
+            "{method} {path}"
+        );
+        assert_eq!(
+            served["parameters"], operation["parameters"],
+            "{method} {path}"
+        );
+    }
+    assert!(!openapi_v2_json().contains("/api/v1/"));
+    let scopes = |document: &Value| document["components"]["schemas"]["Scope"]["enum"].clone();
+    assert_eq!(scopes(&v1).as_array().map(Vec::len), Some(10));
+    let v2_scopes = scopes(&v2);
+    assert_eq!(v2_scopes.as_array().map(Vec::len), Some(12));
+    assert!(
+        v2_scopes
+            .as_array()
+            .is_some_and(|all| all.contains(&Value::from("webhooks:read")))
+    );
+}
+
+#[actix_web::test]
+async fn v2s_document_is_served_without_a_key() {
+    let replies = TestApi::new()
+        .send_all(vec![TestRequest::get().uri(DOCUMENT_V2_PATH)])
+        .await;
+    assert_eq!(replies[0].status, StatusCode::OK);
+    assert_eq!(replies[0].body, openapi_v2_json().as_bytes());
+    assert!(replies[0].header("ratelimit").is_none());
 }

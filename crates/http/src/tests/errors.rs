@@ -10,7 +10,8 @@ async fn an_unknown_route_is_an_enveloped_404() {
     for uri in [
         "/",
         "/api/v1/nothing",
-        "/api/v2/products",
+        "/api/v3/products",
+        "/api/v2/nothing",
         "/api/v1/products/a/b",
         "/api/v1/orders/o1/items",
         "/api/v1/clients/c1/loyalty/tickets",
