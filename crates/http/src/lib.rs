@@ -53,7 +53,7 @@ mod routes;
 mod server;
 
 pub use mount::Mount;
-pub use openapi::openapi_json;
+pub use openapi::{openapi_json, openapi_v2_json};
 pub use operations::{MetricsToken, MetricsTokenTooShort, Operations};
 pub use read_from::ReadRouting;
 pub use server::{ServerOptions, serve, serve_app, serve_metrics};

@@ -23,11 +23,10 @@ use std::sync::LazyLock;
 use actix_web::http::header::{self, ContentType};
 use actix_web::{HttpResponse, web};
 use serde_json::Value;
+use shop_domain::scope::Scope;
 use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
 use utoipa::{Modify, OpenApi};
 use utoipa_swagger_ui::{Config, SwaggerUi};
-
-use shop_domain::scope::Scope;
 
 use crate::api_version::ApiVersion;
 use crate::dto::schemas;

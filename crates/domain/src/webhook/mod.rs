@@ -23,6 +23,6 @@ pub use delivery::{
 pub use endpoint::{DisabledReason, EndpointStatus, MAX_DESCRIPTION_LEN, MAX_ENDPOINTS_PER_SHOP};
 pub use endpoint_url::{EndpointUrl, EndpointUrlError, NetworkPolicy};
 pub use event_type::{EventSelection, EventType, EventTypeError};
-pub use retry::{RetryAfter, RetrySchedule, RetryScheduleError};
+pub use retry::{RetrySchedule, RetryScheduleError, parse_retry_after};
 pub use secret::{InvalidWebhookSecret, WebhookSecret};
 pub use signature::{SignatureHeader, sign};

@@ -110,23 +110,19 @@ fn parse_duration(text: &str) -> Option<Duration> {
 
 /// A receiver's `Retry-After` (RFC 9110 §10.2.3): delay-seconds, or an HTTP date from which
 /// the wait is counted at `now`. `None` for anything else, which is then ignored.
-pub struct RetryAfter;
-
-impl RetryAfter {
-    pub fn parse(value: &str, now: Timestamp) -> Option<Duration> {
-        let value = value.trim();
-        if !value.is_empty() && value.bytes().all(|b| b.is_ascii_digit()) {
-            return value.parse().ok().map(Duration::from_secs);
-        }
-        let format = format_description!(
-            "[weekday repr:short], [day] [month repr:short] [year] [hour]:[minute]:[second] GMT"
-        );
-        let at = PrimitiveDateTime::parse(value, format).ok()?.assume_utc();
-        let wait_ms = Timestamp::from_datetime(at)
-            .millis()
-            .saturating_sub(now.millis());
-        Some(Duration::from_millis(u64::try_from(wait_ms).unwrap_or(0)))
+pub fn parse_retry_after(value: &str, now: Timestamp) -> Option<Duration> {
+    let value = value.trim();
+    if !value.is_empty() && value.bytes().all(|b| b.is_ascii_digit()) {
+        return value.parse().ok().map(Duration::from_secs);
     }
+    let format = format_description!(
+        "[weekday repr:short], [day] [month repr:short] [year] [hour]:[minute]:[second] GMT"
+    );
+    let at = PrimitiveDateTime::parse(value, format).ok()?.assume_utc();
+    let wait_ms = Timestamp::from_datetime(at)
+        .millis()
+        .saturating_sub(now.millis());
+    Some(Duration::from_millis(u64::try_from(wait_ms).unwrap_or(0)))
 }
 
 #[cfg(test)]
@@ -193,16 +189,16 @@ mod tests {
     #[test]
     fn retry_after_reads_seconds_or_an_http_date() {
         let now = Timestamp::parse_rfc3339("2026-11-27T10:00:00Z").expect("valid");
-        assert_eq!(RetryAfter::parse("120", now), Some(S(120)));
+        assert_eq!(parse_retry_after("120", now), Some(S(120)));
         assert_eq!(
-            RetryAfter::parse("Fri, 27 Nov 2026 10:01:30 GMT", now),
+            parse_retry_after("Fri, 27 Nov 2026 10:01:30 GMT", now),
             Some(S(90))
         );
         assert_eq!(
-            RetryAfter::parse("Fri, 27 Nov 2026 09:00:00 GMT", now),
+            parse_retry_after("Fri, 27 Nov 2026 09:00:00 GMT", now),
             Some(S(0))
         );
-        assert_eq!(RetryAfter::parse("soon", now), None);
-        assert_eq!(RetryAfter::parse("-5", now), None);
+        assert_eq!(parse_retry_after("soon", now), None);
+        assert_eq!(parse_retry_after("-5", now), None);
     }
 }
