@@ -37,19 +37,9 @@ impl Scope {
         Scope::WebhooksWrite,
     ];
 
-    /// The ten scopes of spec §5: all that API v1 knows and shows (`/api/v1` is frozen).
-    pub const V1: [Scope; 10] = [
-        Scope::ProductsRead,
-        Scope::ProductsWrite,
-        Scope::OrdersRead,
-        Scope::OrdersWrite,
-        Scope::StockRead,
-        Scope::StockWrite,
-        Scope::ClientsRead,
-        Scope::ClientsWrite,
-        Scope::LoyaltyRead,
-        Scope::LoyaltyWrite,
-    ];
+    /// The ten scopes of spec §5, the first ten of [`Scope::ALL`]: all that API v1 knows and
+    /// shows (`/api/v1` is frozen).
+    pub const V1: &'static [Scope] = Scope::ALL.as_slice().split_at(10).0;
 
     pub const fn as_str(self) -> &'static str {
         match self {
