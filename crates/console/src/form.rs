@@ -14,7 +14,7 @@ use futures::StreamExt as _;
 
 use crate::error::ConsoleError;
 
-/// No form of the console comes near this: a key's label and ten scopes are well under 1 KiB.
+/// No form of the console comes near this: a key's label and twelve scopes are well under 1 KiB.
 pub const MAX_FORM_BYTES: usize = 16 * 1024;
 
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
