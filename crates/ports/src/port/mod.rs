@@ -15,6 +15,7 @@ mod runtime;
 mod sessions;
 mod shops;
 mod stock;
+mod webhook_sender;
 
 pub use catalogue::CatalogueRepository;
 pub use clients::ClientRepository;
@@ -37,6 +38,7 @@ pub use stock::{
     AdjustmentCommand, AdjustmentOutcome, IdempotencyClaim, StockRepository, TrackingCommand,
     TrackingOutcome,
 };
+pub use webhook_sender::{OutgoingDelivery, SentAttempt, WebhookSender};
 
 #[cfg(feature = "mocks")]
 pub use catalogue::MockCatalogueRepository;
@@ -68,3 +70,5 @@ pub use sessions::MockSessionStore;
 pub use shops::MockShopStore;
 #[cfg(feature = "mocks")]
 pub use stock::MockStockRepository;
+#[cfg(feature = "mocks")]
+pub use webhook_sender::MockWebhookSender;
