@@ -94,6 +94,18 @@ opaque_id!(
     /// A switch of a variant's stock tracking, made in the console.
     TrackingSwitchId
 );
+opaque_id!(
+    /// A shop's webhook endpoint (`we_…`).
+    WebhookEndpointId
+);
+opaque_id!(
+    /// One change pushed to webhooks (`evt_…`): the `webhook-id` of its every attempt.
+    EventId
+);
+opaque_id!(
+    /// One event for one endpoint (`dlv_…`), retried as a whole.
+    DeliveryId
+);
 
 #[cfg(test)]
 mod tests {

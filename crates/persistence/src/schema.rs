@@ -275,6 +275,79 @@ diesel::table! {
     }
 }
 
+diesel::table! {
+    webhook_endpoints (id) {
+        id -> Text,
+        shop_id -> Text,
+        url -> Text,
+        events -> Text,
+        receives -> Text,
+        description -> Text,
+        status -> Text,
+        disabled_reason -> Nullable<Text>,
+        secret -> Text,
+        previous_secret -> Nullable<Text>,
+        previous_secret_until_ms -> Nullable<BigInt>,
+        failing_since_ms -> Nullable<BigInt>,
+        failures_in_a_row -> Integer,
+        last_attempt_status -> Nullable<Text>,
+        created_at_ms -> BigInt,
+        updated_at_ms -> BigInt,
+    }
+}
+
+diesel::table! {
+    webhook_events (seq) {
+        seq -> BigInt,
+        id -> Text,
+        shop_id -> Text,
+        #[sql_name = "type"]
+        event_type -> Text,
+        resource -> Text,
+        body -> Text,
+        created_at_ms -> BigInt,
+    }
+}
+
+diesel::table! {
+    webhook_deliveries (id) {
+        id -> Text,
+        shop_id -> Text,
+        endpoint_id -> Text,
+        event_seq -> BigInt,
+        resource -> Text,
+        status -> Text,
+        attempts -> Integer,
+        next_attempt_at_ms -> Nullable<BigInt>,
+        created_at_ms -> BigInt,
+        updated_at_ms -> BigInt,
+    }
+}
+
+diesel::table! {
+    webhook_attempts (id) {
+        id -> Text,
+        delivery_id -> Text,
+        endpoint_id -> Text,
+        attempt -> Integer,
+        status -> Text,
+        response_status -> Nullable<Integer>,
+        duration_ms -> BigInt,
+        error -> Nullable<Text>,
+        response_excerpt -> Text,
+        created_at_ms -> BigInt,
+    }
+}
+
+diesel::table! {
+    webhook_inflight (endpoint_id, resource) {
+        endpoint_id -> Text,
+        resource -> Text,
+        claimed_by -> Text,
+        claimed_until_ms -> BigInt,
+    }
+}
+
 diesel::allow_tables_to_appear_in_same_query!(
     shops,
     api_keys,
@@ -294,4 +367,9 @@ diesel::allow_tables_to_appear_in_same_query!(
     owners,
     owner_sessions,
     tracking_switches,
+    webhook_endpoints,
+    webhook_events,
+    webhook_deliveries,
+    webhook_attempts,
+    webhook_inflight,
 );

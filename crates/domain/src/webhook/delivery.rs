@@ -11,6 +11,27 @@ use std::str::FromStr;
 use std::time::Duration;
 
 use crate::Timestamp;
+use crate::id::{DeliveryId, EventId};
+
+use super::event_type::EventType;
+
+/// One row of `GET /webhook-endpoints/{id}/deliveries`: an attempt made, or an event waiting
+/// (`pending`) or `superseded`. Attempts of one delivery share its id and differ by `attempt`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DeliveryLine {
+    pub id: DeliveryId,
+    pub event_id: EventId,
+    pub event_type: EventType,
+    /// The attempt's number from 1; `None` for an event not yet tried.
+    pub attempt: Option<u32>,
+    pub status: DeliveryStatus,
+    pub response_status: Option<u16>,
+    pub duration_ms: Option<i64>,
+    pub error: Option<String>,
+    pub created_at: Timestamp,
+    /// When a pending delivery is tried next.
+    pub next_attempt_at: Option<Timestamp>,
+}
 
 /// How long a receiver has to answer before the attempt counts as failed.
 pub const ATTEMPT_TIMEOUT: Duration = Duration::from_secs(10);

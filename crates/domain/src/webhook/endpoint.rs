@@ -2,6 +2,13 @@
 
 use std::fmt;
 
+use crate::Timestamp;
+use crate::id::WebhookEndpointId;
+use crate::scope::ScopeSet;
+
+use super::endpoint_url::EndpointUrl;
+use super::event_type::{EventSelection, EventType};
+
 /// A shop holds at most this many endpoints (a 17th is refused with 422
 /// `WEBHOOK_ENDPOINT_LIMIT`).
 pub const MAX_ENDPOINTS_PER_SHOP: usize = 16;
@@ -60,6 +67,28 @@ impl EndpointStatus {
             EndpointStatus::Disabled(reason) => Some(reason),
         }
     }
+}
+
+/// A shop's endpoint as the API shows it. Its secret is not here: only the creation's and a
+/// rotation's answers hold one, so no other response type can leak it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct WebhookEndpoint {
+    pub id: WebhookEndpointId,
+    pub url: EndpointUrl,
+    pub events: EventSelection,
+    pub description: String,
+    pub status: EndpointStatus,
+    pub created_at: Timestamp,
+    pub updated_at: Timestamp,
+}
+
+/// The types an endpoint with `events`, made by a key holding `scopes`, is sent: what the
+/// outbox's fan-out matches each event against.
+pub fn received_types(events: &EventSelection, scopes: ScopeSet) -> Vec<EventType> {
+    EventType::SUBSCRIBABLE
+        .into_iter()
+        .filter(|kind| events.receives(*kind, scopes))
+        .collect()
 }
 
 impl fmt::Display for DisabledReason {

@@ -10,6 +10,7 @@ pub mod address;
 pub mod delivery;
 pub mod endpoint;
 pub mod endpoint_url;
+pub mod event;
 pub mod event_type;
 pub mod retry;
 pub mod secret;
@@ -17,10 +18,14 @@ pub mod signature;
 
 pub use address::{ForbiddenAddress, forbidden_reason};
 pub use delivery::{
-    AttemptOutcome, DeliveryStatus, UnknownDeliveryStatus, failing_for_too_long,
+    AttemptOutcome, DeliveryLine, DeliveryStatus, UnknownDeliveryStatus, failing_for_too_long,
     newest_and_superseded,
 };
-pub use endpoint::{DisabledReason, EndpointStatus, MAX_DESCRIPTION_LEN, MAX_ENDPOINTS_PER_SHOP};
+pub use endpoint::{
+    DisabledReason, EndpointStatus, MAX_DESCRIPTION_LEN, MAX_ENDPOINTS_PER_SHOP, WebhookEndpoint,
+    received_types,
+};
+pub use event::{EventData, NewEvent, StockCause, stock_entry_of};
 pub use endpoint_url::{EndpointUrl, EndpointUrlError, NetworkPolicy};
 pub use event_type::{EventSelection, EventType, EventTypeError};
 pub use retry::{RetrySchedule, RetryScheduleError, parse_retry_after};

@@ -16,6 +16,7 @@ mod sessions;
 mod shops;
 mod stock;
 mod webhook_sender;
+mod webhooks;
 
 pub use catalogue::CatalogueRepository;
 pub use clients::ClientRepository;
@@ -39,6 +40,10 @@ pub use stock::{
     TrackingOutcome,
 };
 pub use webhook_sender::{OutgoingDelivery, SentAttempt, WebhookSender};
+pub use webhooks::{
+    AttemptRecord, ClaimedDelivery, DeliveryNext, DeliveryQuery, DeliveryQueue, DueWork,
+    EndpointChange, EndpointCreation, EventRenderer, NewEndpoint, WebhookEndpointStore,
+};
 
 #[cfg(feature = "mocks")]
 pub use catalogue::MockCatalogueRepository;
@@ -72,3 +77,5 @@ pub use shops::MockShopStore;
 pub use stock::MockStockRepository;
 #[cfg(feature = "mocks")]
 pub use webhook_sender::MockWebhookSender;
+#[cfg(feature = "mocks")]
+pub use webhooks::{MockDeliveryQueue, MockEventRenderer, MockWebhookEndpointStore};

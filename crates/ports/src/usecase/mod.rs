@@ -15,6 +15,7 @@ mod read_error;
 mod reserved_slots;
 pub mod shops;
 pub mod stock;
+pub mod webhooks;
 #[cfg(test)]
 mod test_clock;
 

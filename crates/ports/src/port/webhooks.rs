@@ -1,0 +1,212 @@
+//! What webhooks need from the database: the shop's endpoints, and the delivery queue that
+//! the outbox feeds. The outbox itself has no port: every write that moves an `updatedAt`
+//! appends its events in its own transaction (see the persistence's `webhooks/outbox.rs`),
+//! rendered by the [`EventRenderer`] the application gives the store.
+
+use std::time::Duration;
+
+use async_trait::async_trait;
+use shop_domain::Timestamp;
+use shop_domain::id::{DeliveryId, EventId, ShopId, WebhookEndpointId};
+use shop_domain::scope::ScopeSet;
+use shop_domain::webhook::{
+    DeliveryLine, DeliveryStatus, DisabledReason, EndpointUrl, EventSelection, EventType,
+    NewEvent, WebhookEndpoint, WebhookSecret,
+};
+
+use crate::StoreError;
+
+/// An event's JSON body (`{id, type, timestamp, data}`), `data` as the v1 `GET` of its
+/// resource shows it: the HTTP adapter's DTOs, so that the push and the pull never differ.
+#[cfg_attr(feature = "mocks", mockall::automock)]
+pub trait EventRenderer: Send + Sync {
+    fn render(&self, event: &NewEvent) -> String;
+}
+
+/// Everything a new endpoint is stored with.
+#[derive(Clone, Debug)]
+pub struct NewEndpoint {
+    pub id: WebhookEndpointId,
+    pub shop: ShopId,
+    pub url: EndpointUrl,
+    pub events: EventSelection,
+    /// The types it is sent: `events` within what the creating key could read.
+    pub receives: Vec<EventType>,
+    /// The creating key's scopes, kept so that `*` can cover types added later.
+    pub creator_scopes: ScopeSet,
+    pub description: String,
+    pub secret: WebhookSecret,
+    pub at: Timestamp,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum EndpointCreation {
+    Created(WebhookEndpoint),
+    /// The shop already holds `MAX_ENDPOINTS_PER_SHOP`.
+    LimitReached,
+}
+
+/// A `PATCH`: the fields given, each already valid.
+#[derive(Clone, Debug, Default)]
+pub struct EndpointChange {
+    pub url: Option<EndpointUrl>,
+    /// The selection and the types it is sent (as in [`NewEndpoint`]).
+    pub events: Option<(EventSelection, Vec<EventType>)>,
+    pub description: Option<String>,
+    /// `Some(true)` enables (its pending events resume), `Some(false)` disables as `manual`.
+    pub enabled: Option<bool>,
+}
+
+/// A page of an endpoint's deliveries, newest first.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DeliveryQuery {
+    pub status: Option<DeliveryStatus>,
+    /// Rows strictly older than this (`created_at`, row key), from the previous page.
+    pub before: Option<(Timestamp, String)>,
+    pub limit: usize,
+}
+
+#[cfg_attr(feature = "mocks", mockall::automock)]
+#[async_trait]
+pub trait WebhookEndpointStore: Send + Sync {
+    /// In one transaction, so that two concurrent creations cannot pass the limit.
+    async fn create_endpoint(&self, new: &NewEndpoint) -> Result<EndpointCreation, StoreError>;
+
+    /// Up to `limit` of the shop's endpoints by ascending id, after `after`.
+    async fn list_endpoints(
+        &self,
+        shop: &ShopId,
+        after: Option<WebhookEndpointId>,
+        limit: usize,
+    ) -> Result<Vec<WebhookEndpoint>, StoreError>;
+
+    async fn get_endpoint(
+        &self,
+        shop: &ShopId,
+        id: &WebhookEndpointId,
+    ) -> Result<Option<WebhookEndpoint>, StoreError>;
+
+    /// `None` when the shop has no such endpoint.
+    async fn update_endpoint(
+        &self,
+        shop: &ShopId,
+        id: &WebhookEndpointId,
+        change: &EndpointChange,
+        at: Timestamp,
+    ) -> Result<Option<WebhookEndpoint>, StoreError>;
+
+    /// Deletes the endpoint with its deliveries and attempts; `false` when there was none.
+    async fn delete_endpoint(&self, shop: &ShopId, id: &WebhookEndpointId)
+    -> Result<bool, StoreError>;
+
+    /// Replaces the secret; the old one keeps signing until `previous_until`. `false` when the
+    /// shop has no such endpoint.
+    async fn rotate_secret(
+        &self,
+        shop: &ShopId,
+        id: &WebhookEndpointId,
+        secret: &WebhookSecret,
+        previous_until: Timestamp,
+        at: Timestamp,
+    ) -> Result<bool, StoreError>;
+
+    /// Writes `event` (a ping) with one delivery, to this endpoint only. `false` when the shop
+    /// has no such endpoint.
+    async fn enqueue_ping(
+        &self,
+        shop: &ShopId,
+        id: &WebhookEndpointId,
+        event: &NewEvent,
+    ) -> Result<bool, StoreError>;
+
+    /// `None` when the shop has no such endpoint.
+    async fn list_deliveries(
+        &self,
+        shop: &ShopId,
+        id: &WebhookEndpointId,
+        query: &DeliveryQuery,
+    ) -> Result<Option<Vec<DeliveryLine>>, StoreError>;
+}
+
+/// An endpoint and resource with a pending delivery due and no attempt in flight.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct DueWork {
+    pub endpoint_id: WebhookEndpointId,
+    pub resource: String,
+}
+
+/// The newest pending event of a resource, claimed for one attempt to one endpoint.
+#[derive(Clone, Debug)]
+pub struct ClaimedDelivery {
+    pub delivery_id: DeliveryId,
+    pub endpoint_id: WebhookEndpointId,
+    pub resource: String,
+    pub url: EndpointUrl,
+    /// The current secret first, then the previous one while a rotation's grace lasts.
+    pub secrets: Vec<WebhookSecret>,
+    pub event_id: EventId,
+    pub body: String,
+    /// This attempt's number, from 1.
+    pub attempt: u32,
+    /// The endpoint's first failure since its last success.
+    pub failing_since: Option<Timestamp>,
+}
+
+/// What the dispatcher decided after an attempt.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum DeliveryNext {
+    Succeeded,
+    /// Failed; tried again at this instant.
+    RetryAt(Timestamp),
+    /// Failed, and the schedule is spent.
+    GaveUp,
+}
+
+/// One attempt made, with everything it changes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AttemptRecord {
+    pub attempt_id: String,
+    pub delivery_id: DeliveryId,
+    pub endpoint_id: WebhookEndpointId,
+    pub resource: String,
+    pub attempt: u32,
+    pub succeeded: bool,
+    pub response_status: Option<u16>,
+    pub duration: Duration,
+    pub error: Option<String>,
+    pub response_excerpt: String,
+    pub at: Timestamp,
+    pub next: DeliveryNext,
+    /// Disables the endpoint (`gone` on a 410, `failing` after `WEBHOOK_DISABLE_AFTER`).
+    pub disable: Option<DisabledReason>,
+}
+
+#[cfg_attr(feature = "mocks", mockall::automock)]
+#[async_trait]
+pub trait DeliveryQueue: Send + Sync {
+    /// Up to `limit` endpoint-and-resource pairs of enabled endpoints with a pending delivery
+    /// due at `now` and no live claim, the longest-waiting first.
+    async fn due(&self, now: Timestamp, limit: usize) -> Result<Vec<DueWork>, StoreError>;
+
+    /// Claims `work` for `instance` until `until` (taking over an expired claim), marks the
+    /// older pending deliveries of the resource superseded, and returns the newest one;
+    /// `None` when another instance holds a live claim or nothing is pending any more.
+    async fn claim(
+        &self,
+        work: &DueWork,
+        instance: &str,
+        now: Timestamp,
+        until: Timestamp,
+    ) -> Result<Option<ClaimedDelivery>, StoreError>;
+
+    /// Stores the attempt, moves the delivery and its endpoint on, and releases the claim.
+    async fn record(&self, attempt: &AttemptRecord, instance: &str) -> Result<(), StoreError>;
+
+    /// Returns when an event may be waiting: a commit's wake-up (PostgreSQL `NOTIFY`, an
+    /// in-process signal on SQLite), or after `at_most` (the safety net).
+    async fn wait_for_events(&self, at_most: Duration);
+
+    /// Deletes the events created before `before` with their deliveries and attempts;
+    /// returns how many events went.
+    async fn prune(&self, before: Timestamp) -> Result<u64, StoreError>;
+}

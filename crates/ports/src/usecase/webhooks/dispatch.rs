@@ -1,0 +1,280 @@
+//! The delivery workers: a commit's wake-up (or the safety net's poll) finds what is due, each
+//! endpoint-and-resource pair is claimed for one attempt, the newest pending event of the
+//! resource is signed and sent, and the outcome is recorded. Runs inside `shop-api serve` and
+//! in `shop-api deliver`; on PostgreSQL any number of instances share the queue.
+//!
+//! Bounds: at most `per_endpoint` attempts in flight to one endpoint and `total` in all, so a
+//! slow or dead endpoint delays no other. The loop never waits for its slowest attempt: it
+//! takes up new work as soon as any attempt ends or a commit wakes it.
+
+use std::collections::{HashMap, HashSet};
+use std::pin::pin;
+use std::sync::Arc;
+use std::time::Duration;
+
+use futures::future::{Either, select};
+use futures::stream::{FuturesUnordered, StreamExt};
+use shop_domain::Timestamp;
+use shop_domain::id::WebhookEndpointId;
+use shop_domain::webhook::delivery::ATTEMPT_TIMEOUT;
+use shop_domain::webhook::{
+    AttemptOutcome, DisabledReason, RetrySchedule, SignatureHeader, failing_for_too_long,
+    parse_retry_after,
+};
+
+use crate::StoreError;
+use crate::port::{
+    AttemptRecord, ClaimedDelivery, Clock, DeliveryNext, DeliveryQueue, DueWork, IdGenerator,
+    OutgoingDelivery, RandomTokens, SentAttempt, WebhookSender,
+};
+
+/// The operator's settings of the workers.
+#[derive(Clone, Debug)]
+pub struct DispatchSettings {
+    /// `WEBHOOK_RETRY_SCHEDULE`, or the default (about three days, jittered).
+    pub schedule: RetrySchedule,
+    /// `WEBHOOK_DISABLE_AFTER`: an endpoint failing this long is disabled as `failing`.
+    pub disable_after: Duration,
+    pub per_endpoint: usize,
+    pub total: usize,
+    /// The safety net's poll (at most a second): also how a SQLite server sees the events
+    /// of an import run by another process.
+    pub poll: Duration,
+    /// `EVENT_RETENTION_DAYS`.
+    pub retention: Duration,
+}
+
+impl Default for DispatchSettings {
+    fn default() -> Self {
+        Self {
+            schedule: RetrySchedule::default(),
+            disable_after: Duration::from_secs(5 * 24 * 3600),
+            per_endpoint: 8,
+            total: 64,
+            poll: Duration::from_secs(1),
+            retention: Duration::from_secs(30 * 24 * 3600),
+        }
+    }
+}
+
+/// How long a claim outlives its attempt's timeout before another instance may take it over
+/// (the instance that made it died).
+const CLAIM_MARGIN: Duration = Duration::from_secs(30);
+/// How often delivered events past the retention period are deleted.
+const PRUNE_EVERY: Duration = Duration::from_secs(3600);
+
+pub struct WebhookDispatcher {
+    queue: Arc<dyn DeliveryQueue>,
+    sender: Arc<dyn WebhookSender>,
+    clock: Arc<dyn Clock>,
+    ids: Arc<dyn IdGenerator>,
+    random: Arc<dyn RandomTokens>,
+    /// This instance's name in the claims it makes.
+    instance: String,
+    settings: DispatchSettings,
+}
+
+impl WebhookDispatcher {
+    pub fn new(
+        queue: Arc<dyn DeliveryQueue>,
+        sender: Arc<dyn WebhookSender>,
+        clock: Arc<dyn Clock>,
+        ids: Arc<dyn IdGenerator>,
+        random: Arc<dyn RandomTokens>,
+        settings: DispatchSettings,
+    ) -> Self {
+        let instance = format!("worker_{}", ids.new_id());
+        Self {
+            queue,
+            sender,
+            clock,
+            ids,
+            random,
+            instance,
+            settings,
+        }
+    }
+
+    /// Delivers until `stop` resolves, then lets the attempts in flight finish.
+    pub async fn run(&self, stop: impl Future<Output = ()>) {
+        let mut stop = pin!(stop);
+        let mut in_flight = FuturesUnordered::new();
+        let mut per_endpoint: HashMap<WebhookEndpointId, usize> = HashMap::new();
+        let mut taken: HashSet<DueWork> = HashSet::new();
+        let mut pruned_at: Option<Timestamp> = None;
+        loop {
+            self.prune_when_due(&mut pruned_at).await;
+            let room = self.settings.total.saturating_sub(in_flight.len());
+            if room > 0 {
+                let now = self.clock.now();
+                match self.queue.due(now, room + taken.len()).await {
+                    Ok(due) => {
+                        for work in due {
+                            if in_flight.len() >= self.settings.total {
+                                break;
+                            }
+                            let busy = per_endpoint.entry(work.endpoint_id.clone()).or_default();
+                            if *busy >= self.settings.per_endpoint || taken.contains(&work) {
+                                continue;
+                            }
+                            *busy += 1;
+                            taken.insert(work.clone());
+                            in_flight.push(async move {
+                                let result = self.attempt(&work).await;
+                                (work, result)
+                            });
+                        }
+                    }
+                    Err(error) => tracing::warn!(%error, "webhooks: reading the queue failed"),
+                }
+            }
+            let wake = self.queue.wait_for_events(self.settings.poll);
+            let next = if in_flight.is_empty() {
+                match select(stop.as_mut(), pin!(wake)).await {
+                    Either::Left(_) => break,
+                    Either::Right(_) => None,
+                }
+            } else {
+                match select(stop.as_mut(), select(in_flight.next(), pin!(wake))).await {
+                    Either::Left(_) => break,
+                    Either::Right((Either::Left((done, _)), _)) => done,
+                    Either::Right((Either::Right(_), _)) => None,
+                }
+            };
+            if let Some((work, result)) = next {
+                Self::release(&mut per_endpoint, &mut taken, &work);
+                if let Err(error) = result {
+                    tracing::warn!(%error, endpoint = %work.endpoint_id, "webhooks: an attempt could not be recorded");
+                }
+            }
+        }
+        while let Some((work, _)) = in_flight.next().await {
+            Self::release(&mut per_endpoint, &mut taken, &work);
+        }
+    }
+
+    fn release(
+        per_endpoint: &mut HashMap<WebhookEndpointId, usize>,
+        taken: &mut HashSet<DueWork>,
+        work: &DueWork,
+    ) {
+        taken.remove(work);
+        if let Some(busy) = per_endpoint.get_mut(&work.endpoint_id) {
+            *busy = busy.saturating_sub(1);
+        }
+    }
+
+    async fn prune_when_due(&self, pruned_at: &mut Option<Timestamp>) {
+        let now = self.clock.now();
+        let every = i64::try_from(PRUNE_EVERY.as_millis()).unwrap_or(i64::MAX);
+        if pruned_at.is_some_and(|at| now.millis() - at.millis() < every) {
+            return;
+        }
+        *pruned_at = Some(now);
+        let retention = i64::try_from(self.settings.retention.as_millis()).unwrap_or(i64::MAX);
+        let before = Timestamp::from_millis(now.millis().saturating_sub(retention));
+        match self.queue.prune(before).await {
+            Ok(0) => {}
+            Ok(events) => tracing::info!(events, "webhooks: pruned events past retention"),
+            Err(error) => tracing::warn!(%error, "webhooks: pruning failed"),
+        }
+    }
+
+    /// One attempt for `work`: claimed, sent, recorded. `Ok(None)` when another instance
+    /// holds the pair or nothing is pending any more.
+    pub async fn attempt(&self, work: &DueWork) -> Result<Option<AttemptRecord>, StoreError> {
+        let now = self.clock.now();
+        let until = later(now, ATTEMPT_TIMEOUT + CLAIM_MARGIN);
+        let Some(claimed) = self.queue.claim(work, &self.instance, now, until).await? else {
+            return Ok(None);
+        };
+        let sent_at = self.clock.now();
+        let timestamp = sent_at.millis().div_euclid(1000);
+        let signature = SignatureHeader::new(
+            &claimed.secrets,
+            claimed.event_id.as_str(),
+            timestamp,
+            claimed.body.as_bytes(),
+        );
+        let outgoing = OutgoingDelivery {
+            url: claimed.url.clone(),
+            webhook_id: claimed.event_id.as_str().to_owned(),
+            timestamp,
+            signature,
+            body: claimed.body.clone(),
+        };
+        let sent = self.sender.send(&outgoing).await;
+        let record = self.decide(&claimed, sent, self.clock.now());
+        self.queue.record(&record, &self.instance).await?;
+        Ok(Some(record))
+    }
+
+    /// What an attempt's answer changes: the delivery's next step and, after a 410 or too
+    /// long a run of failures, the endpoint's status.
+    fn decide(&self, claimed: &ClaimedDelivery, sent: SentAttempt, now: Timestamp) -> AttemptRecord {
+        let retry_after = sent
+            .retry_after
+            .as_deref()
+            .and_then(|value| parse_retry_after(value, now));
+        let outcome = AttemptOutcome::of(sent.status, retry_after);
+        let (next, disable) = match outcome {
+            AttemptOutcome::Delivered => (DeliveryNext::Succeeded, None),
+            AttemptOutcome::Gone => (
+                self.retry_or_give_up(claimed.attempt, None, now),
+                Some(DisabledReason::Gone),
+            ),
+            AttemptOutcome::Failed { retry_after } => {
+                let failing_since = claimed.failing_since.unwrap_or(now);
+                let disable =
+                    failing_for_too_long(Some(failing_since), now, self.settings.disable_after)
+                        .then_some(DisabledReason::Failing);
+                (self.retry_or_give_up(claimed.attempt, retry_after, now), disable)
+            }
+        };
+        AttemptRecord {
+            attempt_id: format!("att_{}", self.ids.new_id()),
+            delivery_id: claimed.delivery_id.clone(),
+            endpoint_id: claimed.endpoint_id.clone(),
+            resource: claimed.resource.clone(),
+            attempt: claimed.attempt,
+            succeeded: outcome == AttemptOutcome::Delivered,
+            response_status: sent.status,
+            duration: sent.duration,
+            error: sent.error,
+            response_excerpt: sent.response_excerpt,
+            at: now,
+            next,
+            disable,
+        }
+    }
+
+    fn retry_or_give_up(
+        &self,
+        attempt: u32,
+        retry_after: Option<Duration>,
+        now: Timestamp,
+    ) -> DeliveryNext {
+        match self
+            .settings
+            .schedule
+            .wait_after(attempt, self.spread(), retry_after)
+        {
+            Some(wait) => DeliveryNext::RetryAt(later(now, wait)),
+            None => DeliveryNext::GaveUp,
+        }
+    }
+
+    /// A number in [-1, 1] for the schedule's jitter.
+    fn spread(&self) -> f64 {
+        let bytes = self.random.random_bytes();
+        let draw = u32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]);
+        f64::from(draw) / f64::from(u32::MAX) * 2.0 - 1.0
+    }
+}
+
+fn later(now: Timestamp, wait: Duration) -> Timestamp {
+    now.plus_millis(i64::try_from(wait.as_millis()).unwrap_or(i64::MAX))
+}
+
+#[cfg(test)]
+mod tests;

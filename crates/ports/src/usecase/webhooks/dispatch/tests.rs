@@ -1,0 +1,1 @@
+//! The dispatcher against mocked ports.

@@ -1,0 +1,5 @@
+DROP TABLE webhook_inflight;
+DROP TABLE webhook_attempts;
+DROP TABLE webhook_deliveries;
+DROP TABLE webhook_events;
+DROP TABLE webhook_endpoints;
