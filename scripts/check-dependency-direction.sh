@@ -25,6 +25,11 @@ forbid shop-ports diesel diesel-async actix-web redis deadpool-redis
 # The owners' console is a delivery adapter beside the API's: the use cases, never the
 # database adapter, nor the API's HTTP crate.
 forbid shop-console shop-persistence shop-http diesel diesel-async redis
+# The webhook sender is a driven adapter: the ports and the domain, and HTTP out; no database,
+# no delivery adapter, and neither of them depends on it.
+forbid shop-webhook-sender shop-persistence shop-http shop-console diesel diesel-async actix-web
+forbid shop-http shop-webhook-sender
+forbid shop-persistence shop-webhook-sender
 # The integrators' client shares nothing with the server but its contract.
 forbid shop-api-client shop-domain shop-ports shop-persistence shop-http diesel actix-web
 # Benchmark seeding lives in shop-seed, which no production crate needs: the API, the console,

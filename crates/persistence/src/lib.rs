@@ -38,9 +38,11 @@ mod schema;
 mod seed;
 mod sql;
 mod stock;
+mod webhooks;
 
 pub use database::MAX_REPLICAS;
 pub use database::{ConnectError, Database, DatabaseUrl, PoolOptions, ReplicaOptions};
+pub use webhooks::Outbox;
 
 #[cfg(test)]
 mod tests;

@@ -282,6 +282,7 @@ diesel::table! {
         url -> Text,
         events -> Text,
         receives -> Text,
+        creator_scopes -> Text,
         description -> Text,
         status -> Text,
         disabled_reason -> Nullable<Text>,

@@ -40,7 +40,10 @@ pub enum EventData {
     Product(Product),
     Order(Order),
     Client(Client),
-    Stock { entry: StockEntry, cause: StockCause },
+    Stock {
+        entry: StockEntry,
+        cause: StockCause,
+    },
     /// An endpoint's test: no resource.
     Ping,
 }

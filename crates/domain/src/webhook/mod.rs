@@ -25,8 +25,8 @@ pub use endpoint::{
     DisabledReason, EndpointStatus, MAX_DESCRIPTION_LEN, MAX_ENDPOINTS_PER_SHOP, WebhookEndpoint,
     received_types,
 };
-pub use event::{EventData, NewEvent, StockCause, stock_entry_of};
 pub use endpoint_url::{EndpointUrl, EndpointUrlError, NetworkPolicy};
+pub use event::{EventData, NewEvent, StockCause, stock_entry_of};
 pub use event_type::{EventSelection, EventType, EventTypeError};
 pub use retry::{RetrySchedule, RetryScheduleError, parse_retry_after};
 pub use secret::{InvalidWebhookSecret, WebhookSecret};

@@ -91,6 +91,11 @@ pub struct Database {
     sqlite_writer: Arc<tokio::sync::Mutex<()>>,
     /// PostgreSQL's read replicas, when configured.
     pub(crate) replicas: Option<Arc<replicas::Replicas>>,
+    /// Renders and names the events the writes append (`webhooks/outbox.rs`); none for tools
+    /// that push nothing.
+    pub(crate) outbox: Option<Arc<crate::webhooks::Outbox>>,
+    /// Wakes this process's webhook workers after a commit that appended events.
+    pub(crate) events_wake: Arc<tokio::sync::Notify>,
 }
 
 #[derive(Clone)]
@@ -109,6 +114,17 @@ pub(crate) struct SqlitePools {
 }
 
 impl Database {
+    /// Makes every write append its events to the webhooks' outbox.
+    pub fn with_outbox(mut self, outbox: crate::webhooks::Outbox) -> Self {
+        self.outbox = Some(Arc::new(outbox));
+        self
+    }
+
+    /// Tells this process's workers that events were committed (`NOTIFY` tells the others).
+    pub(crate) fn events_committed(&self) {
+        self.events_wake.notify_one();
+    }
+
     pub fn backend_name(&self) -> &'static str {
         match self.pool {
             Pool::Sqlite(_) => "sqlite",

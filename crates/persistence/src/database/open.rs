@@ -121,6 +121,8 @@ impl Database {
             wait_timeouts: Arc::default(),
             sqlite_writer: Arc::default(),
             replicas: None,
+            outbox: None,
+            events_wake: Arc::default(),
         })
     }
 }

@@ -32,11 +32,16 @@ use shop_domain::id::{ShopId, VariantId};
 use shop_domain::stock::{AdjustmentResult, MAX_ABS_STOCK, stock_in_range};
 use shop_ports::port::{AdjustmentCommand, AdjustmentOutcome, IdempotencyClaim};
 
+use shop_domain::stock::StockAdjustment;
+use shop_domain::webhook::{EventData, EventType, StockCause, stock_entry_of};
+
+use crate::catalogue::{CatalogueQueries, Selection};
 use crate::database::impl_for_each_backend;
 use crate::error::DbError;
 use crate::rows::{IdempotencyRow, MovementRow, Recorded, RecordedOutcome};
 use crate::schema::{idempotency_records, products, stock_movements, variants};
 use crate::sql::kept_prepared::KeptPrepared;
+use crate::webhooks::outbox::{self, Notifies, Outbox, OutboxQueries};
 
 /// A variant as an adjustment or a switch of tracking finds it.
 pub(crate) struct FoundVariant {
@@ -209,9 +214,12 @@ impl_for_each_backend! {
 }
 
 /// The whole adjustment, on a connection already inside the transaction.
-pub(super) async fn adjust<C: AdjustQueries + Send>(
+pub(super) async fn adjust<
+    C: AdjustQueries + CatalogueQueries + OutboxQueries + Notifies + Send,
+>(
     conn: &mut C,
     command: &AdjustmentCommand,
+    outbox: Option<&Outbox>,
 ) -> Result<AdjustmentOutcome, DbError> {
     if let Some(claim) = &command.idempotency
         && let Some(record) = conn.live_record(&command.key_prefix, claim).await?
@@ -223,6 +231,9 @@ pub(super) async fn adjust<C: AdjustQueries + Send>(
         return Ok(AdjustmentOutcome::Replayed(first));
     }
     let result = decide_and_apply(conn, command).await?;
+    if let (Some(outbox), AdjustmentResult::Applied(applied)) = (outbox, &result) {
+        append_events(conn, outbox, command, applied).await?;
+    }
     if let Some(claim) = &command.idempotency {
         let movement_id = match &result {
             AdjustmentResult::Applied(applied) => Some(applied.movement_id.as_str().to_owned()),
@@ -241,6 +252,43 @@ pub(super) async fn adjust<C: AdjustQueries + Send>(
         conn.insert_record(&record).await?;
     }
     Ok(AdjustmentOutcome::Fresh(result))
+}
+
+/// An applied adjustment's two events: `stock.updated` (with its cause) and
+/// `product.updated` (its `stockQuantity` moved), the product read back as just written.
+async fn append_events<C: CatalogueQueries + OutboxQueries + Notifies + Send>(
+    conn: &mut C,
+    outbox: &Outbox,
+    command: &AdjustmentCommand,
+    applied: &StockAdjustment,
+) -> Result<(), DbError> {
+    let product = conn
+        .load_products(
+            &command.shop,
+            Selection::Ids(std::slice::from_ref(&applied.product_id)),
+        )
+        .await?
+        .pop()
+        .ok_or_else(|| DbError::Invariant("an adjusted variant's product is gone".into()))?;
+    let variant = product
+        .variants
+        .iter()
+        .find(|variant| variant.id == applied.variant_id)
+        .ok_or_else(|| DbError::Invariant("an adjusted variant is not in its product".into()))?;
+    let stock = outbox.event(
+        EventType::StockUpdated,
+        command.at,
+        EventData::Stock {
+            entry: stock_entry_of(&product, variant, command.at),
+            cause: StockCause::Adjustment {
+                movement_id: applied.movement_id.clone(),
+                delta: applied.delta,
+                reason: command.reason.as_str().to_owned(),
+            },
+        },
+    )?;
+    let product = outbox.product(false, product)?;
+    outbox::append(conn, outbox, &command.shop, &[stock, product]).await
 }
 
 /// The first result given under a record: an applied one is rebuilt from its movement, which

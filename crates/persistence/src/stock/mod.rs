@@ -17,7 +17,9 @@ use diesel::dsl::exists;
 use diesel::prelude::*;
 use diesel_async::RunQueryDsl;
 use shop_domain::id::{ShopId, VariantId};
-use shop_domain::stock::{ActivityQuery, StockActivity, StockEntry, StockListQuery, StockMovement};
+use shop_domain::stock::{
+    ActivityQuery, AdjustmentResult, StockActivity, StockEntry, StockListQuery, StockMovement,
+};
 use shop_ports::StoreError;
 use shop_ports::port::{
     AdjustmentCommand, AdjustmentOutcome, ReadFrom, StockRepository, TrackingCommand,
@@ -152,7 +154,7 @@ impl StockRepository for Database {
             attempts += 1;
             let span = WriteSpan::start();
             let outcome: Result<AdjustmentOutcome, DbError> = in_transaction!(self, |conn| {
-                let outcome = adjust::adjust(conn, command).await?;
+                let outcome = adjust::adjust(conn, command, self.outbox.as_deref()).await?;
                 span.check()?;
                 Ok(outcome)
             });
@@ -162,6 +164,12 @@ impl StockRepository for Database {
                 }
                 Ok(outcome) => {
                     self.remember_write(&command.key_prefix).await;
+                    if matches!(
+                        outcome,
+                        AdjustmentOutcome::Fresh(AdjustmentResult::Applied(_))
+                    ) {
+                        self.events_committed();
+                    }
                     return Ok(outcome);
                 }
                 Err(error) => return Err(error.into()),

@@ -29,6 +29,7 @@ mod stock_bounds;
 mod stock_idempotency;
 mod sync;
 mod tracking;
+mod webhooks;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};

@@ -10,8 +10,8 @@ use shop_domain::Timestamp;
 use shop_domain::id::{DeliveryId, EventId, ShopId, WebhookEndpointId};
 use shop_domain::scope::ScopeSet;
 use shop_domain::webhook::{
-    DeliveryLine, DeliveryStatus, DisabledReason, EndpointUrl, EventSelection, EventType,
-    NewEvent, WebhookEndpoint, WebhookSecret,
+    DeliveryLine, DeliveryStatus, DisabledReason, EndpointUrl, EventSelection, EventType, NewEvent,
+    WebhookEndpoint, WebhookSecret,
 };
 
 use crate::StoreError;
@@ -96,8 +96,11 @@ pub trait WebhookEndpointStore: Send + Sync {
     ) -> Result<Option<WebhookEndpoint>, StoreError>;
 
     /// Deletes the endpoint with its deliveries and attempts; `false` when there was none.
-    async fn delete_endpoint(&self, shop: &ShopId, id: &WebhookEndpointId)
-    -> Result<bool, StoreError>;
+    async fn delete_endpoint(
+        &self,
+        shop: &ShopId,
+        id: &WebhookEndpointId,
+    ) -> Result<bool, StoreError>;
 
     /// Replaces the secret; the old one keeps signing until `previous_until`. `false` when the
     /// shop has no such endpoint.

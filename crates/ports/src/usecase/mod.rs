@@ -15,9 +15,9 @@ mod read_error;
 mod reserved_slots;
 pub mod shops;
 pub mod stock;
-pub mod webhooks;
 #[cfg(test)]
 mod test_clock;
+pub mod webhooks;
 
 pub use authenticate::{
     AuthError, AuthStats, Authenticator, DigestedKey, FailureBudgets, Principal, Recall, Rejection,

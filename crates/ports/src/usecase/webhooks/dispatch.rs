@@ -211,7 +211,12 @@ impl WebhookDispatcher {
 
     /// What an attempt's answer changes: the delivery's next step and, after a 410 or too
     /// long a run of failures, the endpoint's status.
-    fn decide(&self, claimed: &ClaimedDelivery, sent: SentAttempt, now: Timestamp) -> AttemptRecord {
+    fn decide(
+        &self,
+        claimed: &ClaimedDelivery,
+        sent: SentAttempt,
+        now: Timestamp,
+    ) -> AttemptRecord {
         let retry_after = sent
             .retry_after
             .as_deref()
@@ -228,7 +233,10 @@ impl WebhookDispatcher {
                 let disable =
                     failing_for_too_long(Some(failing_since), now, self.settings.disable_after)
                         .then_some(DisabledReason::Failing);
-                (self.retry_or_give_up(claimed.attempt, retry_after, now), disable)
+                (
+                    self.retry_or_give_up(claimed.attempt, retry_after, now),
+                    disable,
+                )
             }
         };
         AttemptRecord {

@@ -14,8 +14,8 @@ use shop_domain::webhook::{
 
 use crate::StoreError;
 use crate::port::{
-    Clock, DeliveryQuery, EndpointChange, EndpointCreation, IdGenerator, NewEndpoint,
-    RandomTokens, WebhookEndpointStore,
+    Clock, DeliveryQuery, EndpointChange, EndpointCreation, IdGenerator, NewEndpoint, RandomTokens,
+    WebhookEndpointStore,
 };
 
 /// How long a rotated secret keeps signing beside the new one.
@@ -35,7 +35,10 @@ pub struct EndpointInput {
 pub enum EndpointError {
     /// A field is missing or invalid: 400 `VALIDATION_ERROR` naming it.
     #[error("{field}: {message}")]
-    Invalid { field: &'static str, message: String },
+    Invalid {
+        field: &'static str,
+        message: String,
+    },
     /// Types whose resource the key cannot read: 403 `INSUFFICIENT_SCOPE`.
     #[error("the key cannot read the resources of {}", names(.0))]
     Unreadable(Vec<EventType>),
@@ -49,7 +52,11 @@ pub enum EndpointError {
 }
 
 fn names(types: &[EventType]) -> String {
-    types.iter().map(|kind| kind.as_str()).collect::<Vec<_>>().join(", ")
+    types
+        .iter()
+        .map(|kind| kind.as_str())
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// The creation's answer: the only time, with a rotation's, that a secret is shown.
@@ -91,7 +98,10 @@ impl WebhookEndpoints {
         input: EndpointInput,
     ) -> Result<CreatedEndpoint, EndpointError> {
         let url = self.url(input.url.as_deref().ok_or_else(|| missing("url"))?)?;
-        let events = events(input.events.as_deref().ok_or_else(|| missing("events"))?, scopes)?;
+        let events = events(
+            input.events.as_deref().ok_or_else(|| missing("events"))?,
+            scopes,
+        )?;
         let description = description(input.description.unwrap_or_default())?;
         let secret = WebhookSecret::from_random_bytes(self.random.random_bytes());
         let new = NewEndpoint {
@@ -230,13 +240,15 @@ impl WebhookEndpoints {
     }
 
     fn new_id(&self, prefix: &str) -> Result<WebhookEndpointId, EndpointError> {
-        WebhookEndpointId::parse(format!("{prefix}_{}", self.ids.new_id()))
-            .map_err(|_| EndpointError::Store(StoreError::failure("the id generator made an invalid id")))
+        WebhookEndpointId::parse(format!("{prefix}_{}", self.ids.new_id())).map_err(|_| {
+            EndpointError::Store(StoreError::failure("the id generator made an invalid id"))
+        })
     }
 
     fn event_id(&self) -> Result<EventId, EndpointError> {
-        EventId::parse(format!("evt_{}", self.ids.new_id()))
-            .map_err(|_| EndpointError::Store(StoreError::failure("the id generator made an invalid id")))
+        EventId::parse(format!("evt_{}", self.ids.new_id())).map_err(|_| {
+            EndpointError::Store(StoreError::failure("the id generator made an invalid id"))
+        })
     }
 }
 

@@ -1,0 +1,324 @@
+//! Webhooks' tables: the outbox written in the change's transaction, the fan-out to the
+//! endpoints that receive each type (and only the shop's own), the claims that send only the
+//! newest pending event of a resource, and the endpoints' limit.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
+
+use shop_domain::id::{ShopId, WebhookEndpointId};
+use shop_domain::scope::ScopeSet;
+use shop_domain::shop::Shop;
+use shop_domain::webhook::{
+    DeliveryStatus, EndpointUrl, EventSelection, EventType, MAX_ENDPOINTS_PER_SHOP, NetworkPolicy,
+    NewEvent, WebhookSecret, received_types,
+};
+use shop_ports::port::{
+    AttemptRecord, DeliveryNext, DeliveryQuery, DeliveryQueue, DueWork, EndpointChange,
+    EndpointCreation, EventRenderer, IdGenerator, NewEndpoint, StockRepository,
+    WebhookEndpointStore,
+};
+
+use super::fixtures::{adjustment, at, imported, keyed_shops, product, store_products};
+use super::{TestDb, test_databases};
+use crate::{Database, Outbox};
+
+/// The body names the event and its resource: enough to tell which event a claim sends.
+struct TypeAndResource;
+
+impl EventRenderer for TypeAndResource {
+    fn render(&self, event: &NewEvent) -> String {
+        format!(
+            r#"{{"id":"{}","type":"{}","resource":"{}"}}"#,
+            event.id,
+            event.event_type.as_str(),
+            event.resource_key()
+        )
+    }
+}
+
+struct Counter(AtomicUsize);
+
+impl IdGenerator for Counter {
+    fn new_id(&self) -> String {
+        format!("{:08}", self.0.fetch_add(1, Ordering::Relaxed))
+    }
+}
+
+fn with_outbox(t: &TestDb) -> Database {
+    t.db.clone().with_outbox(Outbox::new(
+        Arc::new(TypeAndResource),
+        Arc::new(Counter(AtomicUsize::new(0))),
+    ))
+}
+
+fn new_endpoint(shop: &Shop, id: &str, events: &[&str]) -> NewEndpoint {
+    let scopes = ScopeSet::all();
+    let events = EventSelection::parse(events.iter().copied()).unwrap();
+    NewEndpoint {
+        id: WebhookEndpointId::parse(id).unwrap(),
+        shop: shop.id.clone(),
+        url: EndpointUrl::parse("https://hooks.example.com/in", NetworkPolicy::PublicOnly).unwrap(),
+        receives: received_types(&events, scopes),
+        events,
+        creator_scopes: scopes,
+        description: String::new(),
+        secret: WebhookSecret::from_random_bytes([7; 32]),
+        at: at(1_000),
+    }
+}
+
+async fn create(db: &Database, new: NewEndpoint) {
+    let created = db.create_endpoint(&new).await.unwrap();
+    assert!(matches!(created, EndpointCreation::Created(_)));
+}
+
+fn pair(endpoint: &str, resource: &str) -> DueWork {
+    DueWork {
+        endpoint_id: WebhookEndpointId::parse(endpoint).unwrap(),
+        resource: resource.to_owned(),
+    }
+}
+
+async fn deliveries(
+    db: &Database,
+    shop: &ShopId,
+    endpoint: &str,
+) -> Vec<(DeliveryStatus, Option<u32>)> {
+    let query = DeliveryQuery {
+        status: None,
+        before: None,
+        limit: 100,
+    };
+    db.list_deliveries(shop, &WebhookEndpointId::parse(endpoint).unwrap(), &query)
+        .await
+        .unwrap()
+        .expect("the endpoint exists")
+        .into_iter()
+        .map(|line| (line.status, line.attempt))
+        .collect()
+}
+
+fn success(claimed: &shop_ports::port::ClaimedDelivery, at_ms: i64) -> AttemptRecord {
+    AttemptRecord {
+        attempt_id: format!("att_{}", claimed.delivery_id),
+        delivery_id: claimed.delivery_id.clone(),
+        endpoint_id: claimed.endpoint_id.clone(),
+        resource: claimed.resource.clone(),
+        attempt: claimed.attempt,
+        succeeded: true,
+        response_status: Some(204),
+        duration: Duration::from_millis(3),
+        error: None,
+        response_excerpt: String::new(),
+        at: at(at_ms),
+        next: DeliveryNext::Succeeded,
+        disable: None,
+    }
+}
+
+#[tokio::test]
+async fn an_adjustment_is_queued_for_the_shops_endpoints_that_receive_its_types_only() {
+    for t in test_databases().await {
+        let db = with_outbox(&t);
+        let (a, b) = keyed_shops(&db).await;
+        store_products(&db, &a, vec![imported(product("p1"))]).await;
+        create(&db, new_endpoint(&a, "we_stock", &["stock.updated"])).await;
+        create(&db, new_endpoint(&a, "we_orders", &["order.created"])).await;
+        create(&db, new_endpoint(&b, "we_other_shop", &["*"])).await;
+
+        db.adjust_stock(&adjustment(&a, "p1-v0", 2, 7_000))
+            .await
+            .unwrap();
+
+        let due = db.due(at(7_000), 10).await.unwrap();
+        assert_eq!(
+            due,
+            vec![pair("we_stock", "stock:p1-v0")],
+            "{}",
+            t.backend()
+        );
+        // A refused adjustment (an unknown variant) changes nothing and has no event.
+        db.adjust_stock(&adjustment(&a, "nope", 1, 7_500))
+            .await
+            .unwrap();
+        let claimed = db
+            .claim(&due[0], "test", at(8_000), at(60_000))
+            .await
+            .unwrap()
+            .expect("claimed");
+        assert!(
+            claimed.body.contains(r#""type":"stock.updated""#),
+            "{}",
+            claimed.body
+        );
+        assert_eq!(claimed.attempt, 1);
+        assert_eq!(deliveries(&db, &b.id, "we_other_shop").await, vec![]);
+    }
+}
+
+#[tokio::test]
+async fn only_the_newest_pending_event_of_a_resource_is_sent_and_one_attempt_at_a_time() {
+    for t in test_databases().await {
+        let db = with_outbox(&t);
+        let (a, _) = keyed_shops(&db).await;
+        store_products(&db, &a, vec![imported(product("p1"))]).await;
+        create(&db, new_endpoint(&a, "we_1", &["stock.updated"])).await;
+        for (n, at_ms) in [7_000, 7_001, 7_002].into_iter().enumerate() {
+            db.adjust_stock(&adjustment(&a, "p1-v0", n as i64 + 1, at_ms))
+                .await
+                .unwrap();
+        }
+        let work = pair("we_1", "stock:p1-v0");
+        let claimed = db
+            .claim(&work, "one", at(8_000), at(60_000))
+            .await
+            .unwrap()
+            .unwrap();
+        // Each adjustment appends a stock.updated, then a product.updated: the third one's
+        // stock.updated is the fifth event.
+        assert!(
+            claimed.delivery_id.as_str().starts_with("dlv_5_"),
+            "{}",
+            claimed.delivery_id
+        );
+        let newest = db.claim(&work, "two", at(8_000), at(60_000)).await.unwrap();
+        assert!(
+            newest.is_none(),
+            "a second claim of a pair in flight: {}",
+            t.backend()
+        );
+        assert!(db.due(at(8_000), 10).await.unwrap().is_empty());
+        assert_eq!(
+            deliveries(&db, &a.id, "we_1").await,
+            vec![
+                (DeliveryStatus::Pending, None),
+                (DeliveryStatus::Superseded, None),
+                (DeliveryStatus::Superseded, None),
+            ],
+            "{}",
+            t.backend()
+        );
+        db.record(&success(&claimed, 8_100), "one").await.unwrap();
+        let after: Vec<_> = deliveries(&db, &a.id, "we_1").await;
+        assert_eq!(
+            after
+                .iter()
+                .filter(|(s, _)| *s == DeliveryStatus::Succeeded)
+                .count(),
+            1
+        );
+        assert!(db.due(at(9_000), 10).await.unwrap().is_empty());
+        // The claim is released: a later change is due and claimable again.
+        db.adjust_stock(&adjustment(&a, "p1-v0", 1, 9_000))
+            .await
+            .unwrap();
+        assert_eq!(db.due(at(9_000), 10).await.unwrap(), vec![work.clone()]);
+        assert!(
+            db.claim(&work, "two", at(9_000), at(60_000))
+                .await
+                .unwrap()
+                .is_some()
+        );
+    }
+}
+
+#[tokio::test]
+async fn a_claim_whose_instance_died_is_taken_over_once_expired() {
+    for t in test_databases().await {
+        let db = with_outbox(&t);
+        let (a, _) = keyed_shops(&db).await;
+        store_products(&db, &a, vec![imported(product("p1"))]).await;
+        create(&db, new_endpoint(&a, "we_1", &["*"])).await;
+        db.adjust_stock(&adjustment(&a, "p1-v0", 1, 7_000))
+            .await
+            .unwrap();
+        let work = pair("we_1", "stock:p1-v0");
+        assert!(
+            db.claim(&work, "died", at(7_000), at(20_000))
+                .await
+                .unwrap()
+                .is_some()
+        );
+        assert!(
+            db.claim(&work, "alive", at(19_999), at(50_000))
+                .await
+                .unwrap()
+                .is_none()
+        );
+        assert!(
+            db.due(at(19_999), 10)
+                .await
+                .unwrap()
+                .iter()
+                .all(|w| w != &work)
+        );
+        assert!(db.due(at(20_001), 10).await.unwrap().contains(&work));
+        let taken = db
+            .claim(&work, "alive", at(20_001), at(50_000))
+            .await
+            .unwrap();
+        assert!(taken.is_some(), "{}", t.backend());
+    }
+}
+
+#[tokio::test]
+async fn a_shop_holds_at_most_its_limit_of_endpoints_and_a_disabled_one_is_not_fed() {
+    for t in test_databases().await {
+        let db = with_outbox(&t);
+        let (a, b) = keyed_shops(&db).await;
+        store_products(&db, &a, vec![imported(product("p1"))]).await;
+        for n in 0..MAX_ENDPOINTS_PER_SHOP {
+            create(
+                &db,
+                new_endpoint(&a, &format!("we_{n:02}"), &["stock.updated"]),
+            )
+            .await;
+        }
+        let over = db
+            .create_endpoint(&new_endpoint(&a, "we_over", &["*"]))
+            .await
+            .unwrap();
+        assert_eq!(over, EndpointCreation::LimitReached, "{}", t.backend());
+        // Another shop's count is its own.
+        create(&db, new_endpoint(&b, "we_b", &["*"])).await;
+
+        let first = WebhookEndpointId::parse("we_00").unwrap();
+        let off = EndpointChange {
+            enabled: Some(false),
+            ..EndpointChange::default()
+        };
+        let disabled = db
+            .update_endpoint(&a.id, &first, &off, at(2_000))
+            .await
+            .unwrap()
+            .unwrap();
+        assert_eq!(disabled.status.as_str(), "disabled");
+        // B cannot see, change or delete A's endpoint.
+        assert!(db.get_endpoint(&b.id, &first).await.unwrap().is_none());
+        assert!(
+            db.update_endpoint(&b.id, &first, &off, at(2_000))
+                .await
+                .unwrap()
+                .is_none()
+        );
+        assert!(!db.delete_endpoint(&b.id, &first).await.unwrap());
+
+        db.adjust_stock(&adjustment(&a, "p1-v0", 1, 7_000))
+            .await
+            .unwrap();
+        let due = db.due(at(7_000), 100).await.unwrap();
+        assert_eq!(due.len(), MAX_ENDPOINTS_PER_SHOP - 1, "{}", t.backend());
+        assert!(due.iter().all(|w| w.endpoint_id != first));
+
+        assert!(db.delete_endpoint(&a.id, &first).await.unwrap());
+        assert!(db.get_endpoint(&a.id, &first).await.unwrap().is_none());
+        let listed = db.list_endpoints(&a.id, None, 100).await.unwrap();
+        assert_eq!(listed.len(), MAX_ENDPOINTS_PER_SHOP - 1);
+        assert!(
+            listed
+                .iter()
+                .all(|e| e.events.names() == vec![EventType::StockUpdated.as_str()])
+        );
+    }
+}

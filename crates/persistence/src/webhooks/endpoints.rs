@@ -1,0 +1,370 @@
+//! A shop's webhook endpoints (`WebhookEndpointStore`). The secrets are written here and read
+//! only by the queue's claim: no row type that an answer is built from selects them.
+
+use async_trait::async_trait;
+use diesel::prelude::*;
+use diesel_async::RunQueryDsl;
+use shop_domain::Timestamp;
+use shop_domain::id::{ShopId, WebhookEndpointId};
+use shop_domain::webhook::{
+    DeliveryLine, DisabledReason, EndpointStatus, EndpointUrl, EventSelection, EventType,
+    MAX_ENDPOINTS_PER_SHOP, NewEvent, WebhookEndpoint, WebhookSecret,
+};
+use shop_ports::StoreError;
+use shop_ports::port::{
+    DeliveryQuery, EndpointChange, EndpointCreation, NewEndpoint, WebhookEndpointStore,
+};
+
+use super::deliveries::DeliveryQueries;
+use super::outbox::{self, OutboxQueries};
+use crate::database::impl_for_each_backend;
+use crate::database::{Database, in_transaction, with_conn};
+use crate::error::DbError;
+use crate::schema::{webhook_deliveries, webhook_endpoints};
+
+/// An endpoint as the API shows it: no secret.
+#[derive(Queryable, Selectable)]
+#[diesel(table_name = webhook_endpoints)]
+struct EndpointRow {
+    id: String,
+    url: String,
+    events: String,
+    description: String,
+    status: String,
+    disabled_reason: Option<String>,
+    created_at_ms: i64,
+    updated_at_ms: i64,
+}
+
+impl EndpointRow {
+    fn into_domain(self) -> Result<WebhookEndpoint, DbError> {
+        let corrupt = |what: &str| DbError::corrupt("webhook_endpoints", &self.id, what.to_owned());
+        let status = match (self.status.as_str(), self.disabled_reason.as_deref()) {
+            ("enabled", _) => EndpointStatus::Enabled,
+            ("disabled", Some(reason)) => EndpointStatus::Disabled(
+                DisabledReason::parse(reason).ok_or_else(|| corrupt("disabled_reason"))?,
+            ),
+            _ => return Err(corrupt("status")),
+        };
+        Ok(WebhookEndpoint {
+            url: EndpointUrl::from_stored(&self.url).ok_or_else(|| corrupt("url"))?,
+            events: EventSelection::parse(self.events.split(',')).map_err(|_| corrupt("events"))?,
+            description: self.description.clone(),
+            status,
+            created_at: Timestamp::from_millis(self.created_at_ms),
+            updated_at: Timestamp::from_millis(self.updated_at_ms),
+            id: WebhookEndpointId::parse(self.id)
+                .map_err(|_| DbError::Invariant("a stored endpoint id is not an id".into()))?,
+        })
+    }
+}
+
+/// `receives`' stored form: `,a,b,`, matched by the fan-out with `LIKE '%,type,%'`.
+fn receives_text(types: &[EventType]) -> String {
+    let mut text = String::from(",");
+    for kind in types {
+        text.push_str(kind.as_str());
+        text.push(',');
+    }
+    text
+}
+
+fn events_text(events: &EventSelection) -> String {
+    events.names().join(",")
+}
+
+pub(crate) trait EndpointQueries {
+    fn load_endpoint(
+        &mut self,
+        shop: &ShopId,
+        id: &str,
+    ) -> impl Future<Output = Result<Option<WebhookEndpoint>, DbError>> + Send;
+}
+
+impl_for_each_backend! {
+    impl EndpointQueries {
+        async fn load_endpoint(
+            &mut self,
+            shop: &ShopId,
+            id: &str,
+        ) -> Result<Option<WebhookEndpoint>, DbError> {
+            webhook_endpoints::table
+                .filter(webhook_endpoints::shop_id.eq(shop.as_str()))
+                .filter(webhook_endpoints::id.eq(id))
+                .select(EndpointRow::as_select())
+                .first(self)
+                .await
+                .optional()?
+                .map(EndpointRow::into_domain)
+                .transpose()
+        }
+    }
+}
+
+#[async_trait]
+impl WebhookEndpointStore for Database {
+    async fn create_endpoint(&self, new: &NewEndpoint) -> Result<EndpointCreation, StoreError> {
+        let limit = i64::try_from(MAX_ENDPOINTS_PER_SHOP).unwrap_or(i64::MAX);
+        let created: Result<Option<WebhookEndpoint>, DbError> = in_transaction!(self, |conn| {
+            // Two creations at once: on PostgreSQL the shop's row lock makes the second count
+            // after the first commits; SQLite's writers take turns anyway.
+            conn.lock_shop(&new.shop).await?;
+            let held: i64 = webhook_endpoints::table
+                .filter(webhook_endpoints::shop_id.eq(new.shop.as_str()))
+                .count()
+                .get_result(&mut *conn)
+                .await?;
+            if held >= limit {
+                return Ok(None);
+            }
+            diesel::insert_into(webhook_endpoints::table)
+                .values((
+                    webhook_endpoints::id.eq(new.id.as_str()),
+                    webhook_endpoints::shop_id.eq(new.shop.as_str()),
+                    webhook_endpoints::url.eq(new.url.as_str()),
+                    webhook_endpoints::events.eq(events_text(&new.events)),
+                    webhook_endpoints::receives.eq(receives_text(&new.receives)),
+                    webhook_endpoints::creator_scopes.eq(new.creator_scopes.to_list()),
+                    webhook_endpoints::description.eq(&new.description),
+                    webhook_endpoints::status.eq("enabled"),
+                    webhook_endpoints::secret.eq(new.secret.expose()),
+                    webhook_endpoints::failures_in_a_row.eq(0),
+                    webhook_endpoints::created_at_ms.eq(new.at.millis()),
+                    webhook_endpoints::updated_at_ms.eq(new.at.millis()),
+                ))
+                .execute(&mut *conn)
+                .await?;
+            conn.load_endpoint(&new.shop, new.id.as_str()).await
+        });
+        Ok(match created? {
+            Some(endpoint) => EndpointCreation::Created(endpoint),
+            None => EndpointCreation::LimitReached,
+        })
+    }
+
+    async fn list_endpoints(
+        &self,
+        shop: &ShopId,
+        after: Option<WebhookEndpointId>,
+        limit: usize,
+    ) -> Result<Vec<WebhookEndpoint>, StoreError> {
+        let limit = i64::try_from(limit).unwrap_or(i64::MAX);
+        let rows: Vec<EndpointRow> = with_conn!(self, |conn| {
+            let mut query = webhook_endpoints::table
+                .filter(webhook_endpoints::shop_id.eq(shop.as_str()))
+                .select(EndpointRow::as_select())
+                .order(webhook_endpoints::id.asc())
+                .limit(limit)
+                .into_boxed();
+            if let Some(after) = &after {
+                query = query.filter(webhook_endpoints::id.gt(after.as_str()));
+            }
+            query.load(conn).await
+        })?;
+        Ok(rows
+            .into_iter()
+            .map(EndpointRow::into_domain)
+            .collect::<Result<_, _>>()?)
+    }
+
+    async fn get_endpoint(
+        &self,
+        shop: &ShopId,
+        id: &WebhookEndpointId,
+    ) -> Result<Option<WebhookEndpoint>, StoreError> {
+        Ok(with_conn!(self, |conn| conn
+            .load_endpoint(shop, id.as_str())
+            .await)?)
+    }
+
+    async fn update_endpoint(
+        &self,
+        shop: &ShopId,
+        id: &WebhookEndpointId,
+        change: &EndpointChange,
+        at: Timestamp,
+    ) -> Result<Option<WebhookEndpoint>, StoreError> {
+        let updated: Result<Option<WebhookEndpoint>, DbError> = in_transaction!(self, |conn| {
+            let this = webhook_endpoints::table
+                .filter(webhook_endpoints::shop_id.eq(shop.as_str()))
+                .filter(webhook_endpoints::id.eq(id.as_str()));
+            let touched = diesel::update(this)
+                .set(webhook_endpoints::updated_at_ms.eq(at.millis()))
+                .execute(&mut *conn)
+                .await?;
+            if touched == 0 {
+                return Ok(None);
+            }
+            if let Some(url) = &change.url {
+                diesel::update(this)
+                    .set(webhook_endpoints::url.eq(url.as_str()))
+                    .execute(&mut *conn)
+                    .await?;
+            }
+            if let Some((events, receives)) = &change.events {
+                diesel::update(this)
+                    .set((
+                        webhook_endpoints::events.eq(events_text(events)),
+                        webhook_endpoints::receives.eq(receives_text(receives)),
+                    ))
+                    .execute(&mut *conn)
+                    .await?;
+            }
+            if let Some(description) = &change.description {
+                diesel::update(this)
+                    .set(webhook_endpoints::description.eq(description))
+                    .execute(&mut *conn)
+                    .await?;
+            }
+            match change.enabled {
+                Some(true) => {
+                    // Enabled again: its run of failures starts afresh, and what waited is
+                    // due now.
+                    diesel::update(this)
+                        .set((
+                            webhook_endpoints::status.eq("enabled"),
+                            webhook_endpoints::disabled_reason.eq(None::<String>),
+                            webhook_endpoints::failing_since_ms.eq(None::<i64>),
+                            webhook_endpoints::failures_in_a_row.eq(0),
+                        ))
+                        .filter(webhook_endpoints::status.eq("disabled"))
+                        .execute(&mut *conn)
+                        .await?;
+                    diesel::update(webhook_deliveries::table)
+                        .filter(webhook_deliveries::endpoint_id.eq(id.as_str()))
+                        .filter(webhook_deliveries::status.eq("pending"))
+                        .set(webhook_deliveries::next_attempt_at_ms.eq(Some(at.millis())))
+                        .execute(&mut *conn)
+                        .await?;
+                }
+                Some(false) => {
+                    diesel::update(this)
+                        .set((
+                            webhook_endpoints::status.eq("disabled"),
+                            webhook_endpoints::disabled_reason
+                                .eq(Some(DisabledReason::Manual.as_str())),
+                        ))
+                        .execute(&mut *conn)
+                        .await?;
+                }
+                None => {}
+            }
+            conn.load_endpoint(shop, id.as_str()).await
+        });
+        if change.enabled == Some(true) {
+            self.events_committed();
+        }
+        Ok(updated?)
+    }
+
+    async fn delete_endpoint(
+        &self,
+        shop: &ShopId,
+        id: &WebhookEndpointId,
+    ) -> Result<bool, StoreError> {
+        let deleted: Result<usize, DbError> = in_transaction!(self, |conn| {
+            conn.delete_of_endpoint(id).await?;
+            Ok(diesel::delete(
+                webhook_endpoints::table
+                    .filter(webhook_endpoints::shop_id.eq(shop.as_str()))
+                    .filter(webhook_endpoints::id.eq(id.as_str())),
+            )
+            .execute(&mut *conn)
+            .await?)
+        });
+        Ok(deleted? > 0)
+    }
+
+    async fn rotate_secret(
+        &self,
+        shop: &ShopId,
+        id: &WebhookEndpointId,
+        secret: &WebhookSecret,
+        previous_until: Timestamp,
+        at: Timestamp,
+    ) -> Result<bool, StoreError> {
+        let rotated: Result<usize, DbError> = with_conn!(self, |conn| {
+            diesel::update(
+                webhook_endpoints::table
+                    .filter(webhook_endpoints::shop_id.eq(shop.as_str()))
+                    .filter(webhook_endpoints::id.eq(id.as_str())),
+            )
+            .set((
+                webhook_endpoints::previous_secret.eq(webhook_endpoints::secret.nullable()),
+                webhook_endpoints::previous_secret_until_ms.eq(Some(previous_until.millis())),
+                webhook_endpoints::secret.eq(secret.expose()),
+                webhook_endpoints::updated_at_ms.eq(at.millis()),
+            ))
+            .execute(conn)
+            .await
+        });
+        Ok(rotated? > 0)
+    }
+
+    async fn enqueue_ping(
+        &self,
+        shop: &ShopId,
+        id: &WebhookEndpointId,
+        event: &NewEvent,
+    ) -> Result<bool, StoreError> {
+        let Some(outbox) = self.outbox.clone() else {
+            return Err(StoreError::failure("this database writes no events"));
+        };
+        let enqueued: Result<bool, DbError> = in_transaction!(self, |conn| {
+            if conn.load_endpoint(shop, id.as_str()).await?.is_none() {
+                return Ok(false);
+            }
+            let body = outbox.renderer.render(event);
+            let seq = conn.append_event_only(shop, event, &body).await?;
+            conn.insert_delivery(shop, id, seq, &event.resource_key(), event.at)
+                .await?;
+            outbox::Notifies::notify_workers(conn).await?;
+            Ok(true)
+        });
+        let enqueued = enqueued?;
+        if enqueued {
+            self.events_committed();
+        }
+        Ok(enqueued)
+    }
+
+    async fn list_deliveries(
+        &self,
+        shop: &ShopId,
+        id: &WebhookEndpointId,
+        query: &DeliveryQuery,
+    ) -> Result<Option<Vec<DeliveryLine>>, StoreError> {
+        let lines: Result<Option<Vec<DeliveryLine>>, DbError> = with_conn!(self, |conn| {
+            match conn.load_endpoint(shop, id.as_str()).await {
+                Ok(Some(_)) => conn.list_deliveries(id, query).await.map(Some),
+                Ok(None) => Ok(None),
+                Err(error) => Err(error),
+            }
+        });
+        Ok(lines?)
+    }
+}
+
+/// Serialises the creations of one shop's endpoints (their limit is counted).
+pub(crate) trait LocksShop {
+    fn lock_shop(&mut self, shop: &ShopId) -> impl Future<Output = Result<(), DbError>> + Send;
+}
+
+/// SQLite's writers already take turns (`BEGIN IMMEDIATE`).
+impl<R: crate::database::SqliteRunner> LocksShop for crate::database::SqliteOn<R> {
+    async fn lock_shop(&mut self, _shop: &ShopId) -> Result<(), DbError> {
+        Ok(())
+    }
+}
+
+impl LocksShop for diesel_async::AsyncPgConnection {
+    async fn lock_shop(&mut self, shop: &ShopId) -> Result<(), DbError> {
+        crate::schema::shops::table
+            .filter(crate::schema::shops::id.eq(shop.as_str()))
+            .select(crate::schema::shops::id)
+            .for_update()
+            .execute(self)
+            .await?;
+        Ok(())
+    }
+}

@@ -1,0 +1,9 @@
+//! Webhooks' tables: the outbox the writes append to (`outbox.rs`), the shop's endpoints
+//! (`endpoints.rs`), and the delivery queue the workers claim from (`queue.rs`).
+
+mod deliveries;
+mod endpoints;
+pub(crate) mod outbox;
+mod queue;
+
+pub use outbox::Outbox;
