@@ -64,6 +64,10 @@ pub enum CursorKind {
     OrdersChanged,
     ClientsChanged,
     StockChanged,
+    /// Webhook endpoints, deliveries and events (API v2).
+    WebhookEndpoints,
+    WebhookDeliveries,
+    WebhookEvents,
 }
 
 impl CursorKind {
@@ -77,6 +81,9 @@ impl CursorKind {
             CursorKind::OrdersChanged => "oc",
             CursorKind::ClientsChanged => "cc",
             CursorKind::StockChanged => "sc",
+            CursorKind::WebhookEndpoints => "we",
+            CursorKind::WebhookDeliveries => "wd",
+            CursorKind::WebhookEvents => "wv",
         }
     }
 }

@@ -33,6 +33,24 @@ pub struct DeliveryLine {
     pub next_attempt_at: Option<Timestamp>,
 }
 
+impl DeliveryLine {
+    /// What orders two lines of one instant, and names a line in a page's cursor: an
+    /// attempt's number after its delivery's id (`dlv_…/0003`); a waiting event's, the id
+    /// alone.
+    pub fn row_key(&self) -> String {
+        match self.attempt {
+            Some(attempt) => attempt_key(&self.id, attempt),
+            None => self.id.as_str().to_owned(),
+        }
+    }
+}
+
+/// The stored key of a delivery's attempt number `attempt`: unique, since one attempt of a
+/// delivery is in flight at a time, and ordered after its delivery's.
+pub fn attempt_key(delivery: &DeliveryId, attempt: u32) -> String {
+    format!("{delivery}/{attempt:04}")
+}
+
 /// How long a receiver has to answer before the attempt counts as failed.
 pub const ATTEMPT_TIMEOUT: Duration = Duration::from_secs(10);
 /// The most of a receiver's answer kept with an attempt.

@@ -41,7 +41,7 @@ use crate::error::DbError;
 use crate::rows::{IdempotencyRow, MovementRow, Recorded, RecordedOutcome};
 use crate::schema::{idempotency_records, products, stock_movements, variants};
 use crate::sql::kept_prepared::KeptPrepared;
-use crate::webhooks::outbox::{self, Notifies, Outbox, OutboxQueries};
+use crate::webhooks::outbox::{self, CommitOrder, Outbox, OutboxQueries};
 
 /// A variant as an adjustment or a switch of tracking finds it.
 pub(crate) struct FoundVariant {
@@ -215,7 +215,7 @@ impl_for_each_backend! {
 
 /// The whole adjustment, on a connection already inside the transaction.
 pub(super) async fn adjust<
-    C: AdjustQueries + CatalogueQueries + OutboxQueries + Notifies + Send,
+    C: AdjustQueries + CatalogueQueries + OutboxQueries + CommitOrder + Send,
 >(
     conn: &mut C,
     command: &AdjustmentCommand,
@@ -256,7 +256,7 @@ pub(super) async fn adjust<
 
 /// An applied adjustment's two events: `stock.updated` (with its cause) and
 /// `product.updated` (its `stockQuantity` moved), the product read back as just written.
-async fn append_events<C: CatalogueQueries + OutboxQueries + Notifies + Send>(
+async fn append_events<C: CatalogueQueries + OutboxQueries + CommitOrder + Send>(
     conn: &mut C,
     outbox: &Outbox,
     command: &AdjustmentCommand,

@@ -28,6 +28,13 @@ pub(crate) trait DeliveryQueries {
         at: Timestamp,
     ) -> impl Future<Output = Result<(), DbError>> + Send;
 
+    /// Makes a delivery pending again, due at `at` (a manual retry, a recovery).
+    fn requeue(
+        &mut self,
+        delivery: &str,
+        at: Timestamp,
+    ) -> impl Future<Output = Result<(), DbError>> + Send;
+
     /// A page of the endpoint's deliveries, newest first: the attempts made, and the events
     /// waiting or superseded.
     fn list_deliveries(
@@ -119,6 +126,18 @@ impl_for_each_backend! {
                     webhook_deliveries::next_attempt_at_ms.eq(Some(at.millis())),
                     webhook_deliveries::created_at_ms.eq(at.millis()),
                     webhook_deliveries::created_at_ms.eq(at.millis()),
+                ))
+                .execute(self)
+                .await?;
+            Ok(())
+        }
+
+        async fn requeue(&mut self, delivery: &str, at: Timestamp) -> Result<(), DbError> {
+            diesel::update(webhook_deliveries::table.filter(webhook_deliveries::id.eq(delivery)))
+                .set((
+                    webhook_deliveries::status.eq(DeliveryStatus::Pending.as_str()),
+                    webhook_deliveries::next_attempt_at_ms.eq(Some(at.millis())),
+                    webhook_deliveries::updated_at_ms.eq(at.millis()),
                 ))
                 .execute(self)
                 .await?;

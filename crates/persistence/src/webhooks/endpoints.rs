@@ -2,13 +2,14 @@
 //! only by the queue's claim: no row type that an answer is built from selects them.
 
 use async_trait::async_trait;
+use diesel::dsl::max;
 use diesel::prelude::*;
 use diesel_async::RunQueryDsl;
 use shop_domain::Timestamp;
-use shop_domain::id::{ShopId, WebhookEndpointId};
+use shop_domain::id::{DeliveryId, ShopId, WebhookEndpointId};
 use shop_domain::webhook::{
-    DeliveryLine, DisabledReason, EndpointStatus, EndpointUrl, EventSelection, EventType,
-    MAX_ENDPOINTS_PER_SHOP, NewEvent, WebhookEndpoint, WebhookSecret,
+    DeliveryLine, DeliveryStatus, DisabledReason, EndpointStatus, EndpointUrl, EventSelection,
+    EventType, MAX_ENDPOINTS_PER_SHOP, NewEvent, WebhookEndpoint, WebhookSecret,
 };
 use shop_ports::StoreError;
 use shop_ports::port::{
@@ -20,7 +21,7 @@ use super::outbox::{self, OutboxQueries};
 use crate::database::impl_for_each_backend;
 use crate::database::{Database, in_transaction, with_conn};
 use crate::error::DbError;
-use crate::schema::{webhook_deliveries, webhook_endpoints};
+use crate::schema::{webhook_deliveries, webhook_endpoints, webhook_events};
 
 /// An endpoint as the API shows it: no secret.
 #[derive(Queryable, Selectable)]
@@ -218,18 +219,8 @@ impl WebhookEndpointStore for Database {
             }
             match change.enabled {
                 Some(true) => {
-                    // Enabled again: its run of failures starts afresh, and what waited is
-                    // due now.
-                    diesel::update(this)
-                        .set((
-                            webhook_endpoints::status.eq("enabled"),
-                            webhook_endpoints::disabled_reason.eq(None::<String>),
-                            webhook_endpoints::failing_since_ms.eq(None::<i64>),
-                            webhook_endpoints::failures_in_a_row.eq(0),
-                        ))
-                        .filter(webhook_endpoints::status.eq("disabled"))
-                        .execute(&mut *conn)
-                        .await?;
+                    enable(conn, id).await?;
+                    // What waited is due now.
                     diesel::update(webhook_deliveries::table)
                         .filter(webhook_deliveries::endpoint_id.eq(id.as_str()))
                         .filter(webhook_deliveries::status.eq("pending"))
@@ -314,11 +305,12 @@ impl WebhookEndpointStore for Database {
             if conn.load_endpoint(shop, id.as_str()).await?.is_none() {
                 return Ok(false);
             }
+            outbox::CommitOrder::take_commit_turn(conn, shop).await?;
             let body = outbox.renderer.render(event);
             let seq = conn.append_event_only(shop, event, &body).await?;
             conn.insert_delivery(shop, id, seq, &event.resource_key(), event.at)
                 .await?;
-            outbox::Notifies::notify_workers(conn).await?;
+            outbox::CommitOrder::notify_workers(conn).await?;
             Ok(true)
         });
         let enqueued = enqueued?;
@@ -326,6 +318,98 @@ impl WebhookEndpointStore for Database {
             self.events_committed();
         }
         Ok(enqueued)
+    }
+
+    async fn retry_delivery(
+        &self,
+        shop: &ShopId,
+        id: &WebhookEndpointId,
+        delivery: &DeliveryId,
+        at: Timestamp,
+    ) -> Result<bool, StoreError> {
+        let retried: Result<bool, DbError> = in_transaction!(self, |conn| {
+            let resource: Option<String> = webhook_deliveries::table
+                .filter(webhook_deliveries::shop_id.eq(shop.as_str()))
+                .filter(webhook_deliveries::endpoint_id.eq(id.as_str()))
+                .filter(webhook_deliveries::id.eq(delivery.as_str()))
+                .select(webhook_deliveries::resource)
+                .first(&mut *conn)
+                .await
+                .optional()?;
+            let Some(resource) = resource else {
+                return Ok(false);
+            };
+            // The resource's newest event for this endpoint, whichever delivery was named:
+            // never an older state after a newer one.
+            let newest: String = webhook_deliveries::table
+                .filter(webhook_deliveries::endpoint_id.eq(id.as_str()))
+                .filter(webhook_deliveries::resource.eq(&resource))
+                .order(webhook_deliveries::event_seq.desc())
+                .select(webhook_deliveries::id)
+                .first(&mut *conn)
+                .await?;
+            conn.requeue(&newest, at).await?;
+            Ok(true)
+        });
+        let retried = retried?;
+        if retried {
+            self.events_committed();
+        }
+        Ok(retried)
+    }
+
+    async fn recover(
+        &self,
+        shop: &ShopId,
+        id: &WebhookEndpointId,
+        since: Timestamp,
+        at: Timestamp,
+    ) -> Result<Option<usize>, StoreError> {
+        let recovered: Result<Option<usize>, DbError> = in_transaction!(self, |conn| {
+            let receives: Option<String> = webhook_endpoints::table
+                .filter(webhook_endpoints::shop_id.eq(shop.as_str()))
+                .filter(webhook_endpoints::id.eq(id.as_str()))
+                .select(webhook_endpoints::receives)
+                .first(&mut *conn)
+                .await
+                .optional()?;
+            let Some(receives) = receives else {
+                return Ok(None);
+            };
+            let types: Vec<&str> = receives.split(',').filter(|t| !t.is_empty()).collect();
+            let newest: Vec<(String, Option<i64>)> = webhook_events::table
+                .filter(webhook_events::shop_id.eq(shop.as_str()))
+                .filter(webhook_events::created_at_ms.ge(since.millis()))
+                .filter(webhook_events::event_type.eq_any(&types))
+                .group_by(webhook_events::resource)
+                .select((webhook_events::resource, max(webhook_events::seq)))
+                .load(&mut *conn)
+                .await?;
+            let mut queued = 0;
+            for (resource, seq) in newest {
+                let Some(seq) = seq else { continue };
+                let existing: Option<(String, String)> = webhook_deliveries::table
+                    .filter(webhook_deliveries::endpoint_id.eq(id.as_str()))
+                    .filter(webhook_deliveries::event_seq.eq(seq))
+                    .select((webhook_deliveries::id, webhook_deliveries::status))
+                    .first(&mut *conn)
+                    .await
+                    .optional()?;
+                match existing {
+                    Some((_, status)) if status == DeliveryStatus::Succeeded.as_str() => continue,
+                    Some((delivery, _)) => conn.requeue(&delivery, at).await?,
+                    None => conn.insert_delivery(shop, id, seq, &resource, at).await?,
+                }
+                queued += 1;
+            }
+            enable(conn, id).await?;
+            Ok(Some(queued))
+        });
+        let recovered = recovered?;
+        if recovered.is_some() {
+            self.events_committed();
+        }
+        Ok(recovered)
     }
 
     async fn list_deliveries(
@@ -342,6 +426,42 @@ impl WebhookEndpointStore for Database {
             }
         });
         Ok(lines?)
+    }
+}
+
+/// Enables an endpoint again: its run of failures starts afresh.
+async fn enable<C: EnablesEndpoint + Send>(
+    conn: &mut C,
+    id: &WebhookEndpointId,
+) -> Result<(), DbError> {
+    conn.enable_endpoint(id).await
+}
+
+pub(crate) trait EnablesEndpoint {
+    fn enable_endpoint(
+        &mut self,
+        id: &WebhookEndpointId,
+    ) -> impl Future<Output = Result<(), DbError>> + Send;
+}
+
+impl_for_each_backend! {
+    impl EnablesEndpoint {
+        async fn enable_endpoint(&mut self, id: &WebhookEndpointId) -> Result<(), DbError> {
+            diesel::update(
+                webhook_endpoints::table
+                    .filter(webhook_endpoints::id.eq(id.as_str()))
+                    .filter(webhook_endpoints::status.eq("disabled")),
+            )
+            .set((
+                webhook_endpoints::status.eq("enabled"),
+                webhook_endpoints::disabled_reason.eq(None::<String>),
+                webhook_endpoints::failing_since_ms.eq(None::<i64>),
+                webhook_endpoints::failures_in_a_row.eq(0),
+            ))
+            .execute(self)
+            .await?;
+            Ok(())
+        }
     }
 }
 

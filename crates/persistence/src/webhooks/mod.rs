@@ -3,6 +3,8 @@
 
 mod deliveries;
 mod endpoints;
+mod events;
+mod listen;
 pub(crate) mod outbox;
 mod queue;
 

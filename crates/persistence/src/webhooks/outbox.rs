@@ -151,36 +151,66 @@ impl_for_each_backend! {
 
 /// Renders and appends `events` in the caller's transaction; on PostgreSQL also queues the
 /// `NOTIFY` that wakes every instance's workers at commit.
-pub(crate) async fn append<C: OutboxQueries + Notifies + Send>(
+pub(crate) async fn append<C: OutboxQueries + CommitOrder + Send>(
     conn: &mut C,
     outbox: &Outbox,
     shop: &ShopId,
     events: &[NewEvent],
 ) -> Result<(), DbError> {
+    if events.is_empty() {
+        return Ok(());
+    }
+    conn.take_commit_turn(shop).await?;
     for event in events {
         let body = outbox.renderer.render(event);
         let seq = conn.append_event_only(shop, event, &body).await?;
         conn.fan_out(shop, event, seq).await?;
     }
-    if !events.is_empty() {
-        conn.notify_workers().await?;
-    }
-    Ok(())
+    conn.notify_workers().await
 }
 
-/// PostgreSQL's `NOTIFY` at commit; nothing on SQLite, whose one instance is woken in
-/// process.
-pub(crate) trait Notifies {
+/// A shop's events are numbered in the order their transactions commit, so that a reader
+/// of the log (`GET /api/v2/events`, its cursor a position) never finds an event appear
+/// behind a position it has passed. SQLite's writers commit one at a time anyway. On
+/// PostgreSQL, a transaction takes the shop's advisory lock just before it appends its events
+/// (its last statements) and holds it until its commit is visible: the next writer of the shop
+/// draws its positions after that. Only the appends and the commit run under the lock (see
+/// docs/PERFORMANCE.md, "Webhooks").
+pub(crate) trait CommitOrder {
+    fn take_commit_turn(
+        &mut self,
+        shop: &ShopId,
+    ) -> impl Future<Output = Result<(), DbError>> + Send;
+
+    /// PostgreSQL's `NOTIFY` at commit, which wakes every instance's workers; nothing on
+    /// SQLite, whose one instance is woken in process.
     fn notify_workers(&mut self) -> impl Future<Output = Result<(), DbError>> + Send;
 }
 
-impl<R: crate::database::SqliteRunner> Notifies for crate::database::SqliteOn<R> {
+impl<R: crate::database::SqliteRunner> CommitOrder for crate::database::SqliteOn<R> {
+    async fn take_commit_turn(&mut self, _shop: &ShopId) -> Result<(), DbError> {
+        Ok(())
+    }
+
     async fn notify_workers(&mut self) -> Result<(), DbError> {
         Ok(())
     }
 }
 
-impl Notifies for diesel_async::AsyncPgConnection {
+/// The advisory locks' class of the outbox (the issue that made it), apart from any other
+/// use of advisory locks.
+const COMMIT_ORDER_LOCK_CLASS: i32 = 34;
+
+impl CommitOrder for diesel_async::AsyncPgConnection {
+    async fn take_commit_turn(&mut self, shop: &ShopId) -> Result<(), DbError> {
+        diesel::sql_query("SELECT pg_advisory_xact_lock($1, hashtext($2))")
+            .bind::<Integer, _>(COMMIT_ORDER_LOCK_CLASS)
+            .bind::<Text, _>(shop.as_str())
+            .execute(self)
+            .await?;
+        Ok(())
+    }
+
     async fn notify_workers(&mut self) -> Result<(), DbError> {
         diesel::sql_query(format!("NOTIFY {CHANNEL}"))
             .execute(self)

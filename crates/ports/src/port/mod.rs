@@ -42,7 +42,8 @@ pub use stock::{
 pub use webhook_sender::{OutgoingDelivery, SentAttempt, WebhookSender};
 pub use webhooks::{
     AttemptRecord, ClaimedDelivery, DeliveryNext, DeliveryQuery, DeliveryQueue, DueWork,
-    EndpointChange, EndpointCreation, EventRenderer, NewEndpoint, WebhookEndpointStore,
+    EndpointChange, EndpointCreation, EventLog, EventQuery, EventRenderer, LoggedEvent,
+    NewEndpoint, WebhookEndpointStore,
 };
 
 #[cfg(feature = "mocks")]
@@ -78,4 +79,4 @@ pub use stock::MockStockRepository;
 #[cfg(feature = "mocks")]
 pub use webhook_sender::MockWebhookSender;
 #[cfg(feature = "mocks")]
-pub use webhooks::{MockDeliveryQueue, MockEventRenderer, MockWebhookEndpointStore};
+pub use webhooks::{MockDeliveryQueue, MockEventLog, MockEventRenderer, MockWebhookEndpointStore};

@@ -122,6 +122,29 @@ pub trait WebhookEndpointStore: Send + Sync {
         event: &NewEvent,
     ) -> Result<bool, StoreError>;
 
+    /// Sends the newest event of the delivery's resource again (never an older state after
+    /// a newer one): its delivery becomes pending, due at `at`. `false` when the shop has no
+    /// such endpoint or the endpoint no such delivery.
+    async fn retry_delivery(
+        &self,
+        shop: &ShopId,
+        id: &WebhookEndpointId,
+        delivery: &DeliveryId,
+        at: Timestamp,
+    ) -> Result<bool, StoreError>;
+
+    /// For every resource with an event since `since` that the endpoint receives (those
+    /// written while it was disabled included) whose newest such event it was not delivered:
+    /// that event becomes pending, due at `at`. Enables a disabled endpoint. Returns how many
+    /// resources were queued; `None` when the shop has no such endpoint.
+    async fn recover(
+        &self,
+        shop: &ShopId,
+        id: &WebhookEndpointId,
+        since: Timestamp,
+        at: Timestamp,
+    ) -> Result<Option<usize>, StoreError>;
+
     /// `None` when the shop has no such endpoint.
     async fn list_deliveries(
         &self,
@@ -129,6 +152,41 @@ pub trait WebhookEndpointStore: Send + Sync {
         id: &WebhookEndpointId,
         query: &DeliveryQuery,
     ) -> Result<Option<Vec<DeliveryLine>>, StoreError>;
+}
+
+/// A page of the shop's events (`GET /api/v2/events`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EventQuery {
+    /// Only the types whose resource the key may read (and, with `type=`, that one).
+    pub types: Vec<EventType>,
+    /// Events created at or after this instant.
+    pub since: Option<Timestamp>,
+    /// Events after this position (the previous page's last).
+    pub after: Option<i64>,
+    pub limit: usize,
+}
+
+/// One event of the log, as its receivers were sent it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LoggedEvent {
+    /// Its position in the shop's log: the page cursor.
+    pub position: i64,
+    pub id: EventId,
+    pub event_type: EventType,
+    pub created_at: Timestamp,
+    /// The JSON body, byte for byte as delivered.
+    pub body: String,
+}
+
+#[cfg_attr(feature = "mocks", mockall::automock)]
+#[async_trait]
+pub trait EventLog: Send + Sync {
+    /// Up to `query.limit + 1` events of the shop in commit order, the oldest first.
+    async fn list_events(
+        &self,
+        shop: &ShopId,
+        query: &EventQuery,
+    ) -> Result<Vec<LoggedEvent>, StoreError>;
 }
 
 /// An endpoint and resource with a pending delivery due and no attempt in flight.

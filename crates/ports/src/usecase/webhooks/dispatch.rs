@@ -16,7 +16,7 @@ use futures::future::{Either, select};
 use futures::stream::{FuturesUnordered, StreamExt};
 use shop_domain::Timestamp;
 use shop_domain::id::WebhookEndpointId;
-use shop_domain::webhook::delivery::ATTEMPT_TIMEOUT;
+use shop_domain::webhook::delivery::{ATTEMPT_TIMEOUT, attempt_key};
 use shop_domain::webhook::{
     AttemptOutcome, DisabledReason, RetrySchedule, SignatureHeader, failing_for_too_long,
     parse_retry_after,
@@ -67,7 +67,6 @@ pub struct WebhookDispatcher {
     queue: Arc<dyn DeliveryQueue>,
     sender: Arc<dyn WebhookSender>,
     clock: Arc<dyn Clock>,
-    ids: Arc<dyn IdGenerator>,
     random: Arc<dyn RandomTokens>,
     /// This instance's name in the claims it makes.
     instance: String,
@@ -88,7 +87,6 @@ impl WebhookDispatcher {
             queue,
             sender,
             clock,
-            ids,
             random,
             instance,
             settings,
@@ -240,7 +238,7 @@ impl WebhookDispatcher {
             }
         };
         AttemptRecord {
-            attempt_id: format!("att_{}", self.ids.new_id()),
+            attempt_id: attempt_key(&claimed.delivery_id, claimed.attempt),
             delivery_id: claimed.delivery_id.clone(),
             endpoint_id: claimed.endpoint_id.clone(),
             resource: claimed.resource.clone(),

@@ -4,12 +4,14 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use shop_domain::id::{EventId, ShopId, WebhookEndpointId};
+use shop_domain::Timestamp;
+use shop_domain::id::{DeliveryId, EventId, ShopId, WebhookEndpointId};
+use shop_domain::pagination::{Cursor, CursorKind, Page, PageLimit};
 use shop_domain::scope::ScopeSet;
 use shop_domain::webhook::{
-    DeliveryLine, EndpointUrl, EndpointUrlError, EventData, EventSelection, EventType,
-    EventTypeError, MAX_DESCRIPTION_LEN, NetworkPolicy, NewEvent, WebhookEndpoint, WebhookSecret,
-    received_types,
+    DeliveryLine, DeliveryStatus, EndpointUrl, EndpointUrlError, EventData, EventSelection,
+    EventType, EventTypeError, MAX_DESCRIPTION_LEN, NetworkPolicy, NewEvent, WebhookEndpoint,
+    WebhookSecret, received_types,
 };
 
 use crate::StoreError;
@@ -121,13 +123,32 @@ impl WebhookEndpoints {
         }
     }
 
+    /// A page of the shop's endpoints by id; `cursor` is the previous page's `nextCursor`.
     pub async fn list(
         &self,
         shop: &ShopId,
-        after: Option<WebhookEndpointId>,
-        limit: usize,
-    ) -> Result<Vec<WebhookEndpoint>, EndpointError> {
-        Ok(self.store.list_endpoints(shop, after, limit).await?)
+        cursor: Option<&str>,
+        limit: PageLimit,
+    ) -> Result<Page<WebhookEndpoint>, EndpointError> {
+        let after = match cursor {
+            None => None,
+            Some(text) => Some(
+                decode(text, CursorKind::WebhookEndpoints)?
+                    .first()
+                    .and_then(|id| WebhookEndpointId::parse(id.as_str()).ok())
+                    .ok_or_else(invalid_cursor)?,
+            ),
+        };
+        let rows = self
+            .store
+            .list_endpoints(shop, after, limit.get() + 1)
+            .await?;
+        Ok(Page::from_overfetch(rows, limit, |endpoint| {
+            Cursor::new(
+                CursorKind::WebhookEndpoints,
+                vec![endpoint.id.as_str().to_owned()],
+            )
+        }))
     }
 
     pub async fn get(
@@ -218,14 +239,73 @@ impl WebhookEndpoints {
         }
     }
 
+    /// A page of the endpoint's deliveries, newest first.
     pub async fn deliveries(
         &self,
         shop: &ShopId,
         id: &WebhookEndpointId,
-        query: &DeliveryQuery,
-    ) -> Result<Vec<DeliveryLine>, EndpointError> {
+        status: Option<DeliveryStatus>,
+        cursor: Option<&str>,
+        limit: PageLimit,
+    ) -> Result<Page<DeliveryLine>, EndpointError> {
+        let before = match cursor {
+            None => None,
+            Some(text) => match decode(text, CursorKind::WebhookDeliveries)?.as_slice() {
+                [at, key] => Some((
+                    at.parse()
+                        .map(Timestamp::from_millis)
+                        .map_err(|_| invalid_cursor())?,
+                    key.clone(),
+                )),
+                _ => return Err(invalid_cursor()),
+            },
+        };
+        let query = DeliveryQuery {
+            status,
+            before,
+            limit: limit.get() + 1,
+        };
+        let rows = self
+            .store
+            .list_deliveries(shop, id, &query)
+            .await?
+            .ok_or(EndpointError::NotFound)?;
+        Ok(Page::from_overfetch(rows, limit, |line| {
+            Cursor::new(
+                CursorKind::WebhookDeliveries,
+                vec![line.created_at.millis().to_string(), line.row_key()],
+            )
+        }))
+    }
+
+    /// Sends the newest event of the delivery's resource again.
+    pub async fn retry(
+        &self,
+        shop: &ShopId,
+        id: &WebhookEndpointId,
+        delivery: &DeliveryId,
+    ) -> Result<(), EndpointError> {
+        if self
+            .store
+            .retry_delivery(shop, id, delivery, self.clock.now())
+            .await?
+        {
+            Ok(())
+        } else {
+            Err(EndpointError::NotFound)
+        }
+    }
+
+    /// Queues, for every resource changed since `since` whose newest event the endpoint was
+    /// not delivered, that event; enables the endpoint. Returns how many were queued.
+    pub async fn recover(
+        &self,
+        shop: &ShopId,
+        id: &WebhookEndpointId,
+        since: Timestamp,
+    ) -> Result<usize, EndpointError> {
         self.store
-            .list_deliveries(shop, id, query)
+            .recover(shop, id, since, self.clock.now())
             .await?
             .ok_or(EndpointError::NotFound)
     }
@@ -250,6 +330,19 @@ impl WebhookEndpoints {
             EndpointError::Store(StoreError::failure("the id generator made an invalid id"))
         })
     }
+}
+
+fn invalid_cursor() -> EndpointError {
+    EndpointError::Invalid {
+        field: "cursor",
+        message: "is not a cursor of this list".to_owned(),
+    }
+}
+
+fn decode(text: &str, kind: CursorKind) -> Result<Vec<String>, EndpointError> {
+    Cursor::decode(text, kind)
+        .map(|cursor| cursor.parts().to_vec())
+        .map_err(|_| invalid_cursor())
 }
 
 fn missing(field: &'static str) -> EndpointError {

@@ -2,8 +2,10 @@
 
 mod dispatch;
 mod endpoints;
+mod events;
 
 pub use dispatch::{DispatchSettings, WebhookDispatcher};
 pub use endpoints::{
     CreatedEndpoint, EndpointError, EndpointInput, ROTATION_GRACE, WebhookEndpoints,
 };
+pub use events::WebhookEvents;
