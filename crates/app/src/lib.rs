@@ -6,6 +6,7 @@
 
 pub mod adapters;
 pub mod cli;
+pub mod deliveries;
 pub mod demo;
 pub mod import_file;
 pub mod server;

@@ -10,6 +10,7 @@ use shop_console::ConsoleExposure;
 use shop_http::{Mount, ServerOptions};
 use tokio::task::JoinHandle;
 
+use crate::deliveries::DeliveryWorkers;
 use crate::services::Services;
 
 /// The type of [`ServerConfig::metrics_token`].
@@ -70,6 +71,8 @@ pub struct RunningServer {
     pub metrics_addr: Option<SocketAddr>,
     api: Background,
     metrics: Option<Background>,
+    /// The webhook delivery workers, which run beside the API.
+    deliveries: DeliveryWorkers,
 }
 
 /// A server running on its own task.
@@ -169,6 +172,7 @@ impl RunningServer {
             metrics_addr,
             api,
             metrics,
+            deliveries: DeliveryWorkers::start(services),
         })
     }
 
@@ -185,6 +189,7 @@ impl RunningServer {
     /// requests in flight finish within the shutdown timeout), then stops the metrics server.
     pub async fn wait(self) -> anyhow::Result<()> {
         let outcome = self.api.join().await;
+        self.deliveries.stop().await;
         if let Some(metrics) = self.metrics {
             metrics.handle.stop(true).await;
             metrics.join().await?;
@@ -206,6 +211,7 @@ impl RunningServer {
     pub async fn stop(self) {
         self.api.handle.stop(true).await;
         let _ = self.api.task.await;
+        self.deliveries.stop().await;
         if let Some(metrics) = self.metrics {
             metrics.handle.stop(true).await;
             let _ = metrics.task.await;

@@ -7,14 +7,19 @@ use anyhow::Context;
 use shop_console::{ConsoleSettings, ConsoleState, PublicUrl};
 use shop_domain::client_address::TrustedProxies;
 use shop_domain::rate_limit::RateBudget;
-use shop_http::{ApiState, Operations, ReadRouting};
-use shop_persistence::{Database, DatabaseUrl, MAX_REPLICAS, PoolOptions, ReplicaOptions};
+use shop_domain::webhook::NetworkPolicy;
+use shop_http::{ApiState, EventBodies, Operations, ReadRouting};
+use shop_persistence::{Database, DatabaseUrl, MAX_REPLICAS, Outbox, PoolOptions, ReplicaOptions};
 use shop_ports::port::{Clock, HealthCheck, RateLimitStore, WritePositions};
+use shop_ports::usecase::webhooks::{
+    DispatchSettings, WebhookDispatcher, WebhookEndpoints, WebhookEvents,
+};
 use shop_ports::usecase::{
     Authenticator, ClientDirectory, FailureBudgets, ImportShopData, KeyAdmin, LoyaltyOverview,
     OrderHistory, OwnerAdmin, OwnerSessions, ProductCatalogue, RateLimiter, RateLimits, ShopAdmin,
     SignInLimits, StockKeeper,
 };
+use shop_webhook_sender::HttpWebhookSender;
 
 use crate::adapters::rate_limit::{
     DEFAULT_KEY_PREFIX, FallbackRateStore, InMemoryRateStore, RedisRateStore,
@@ -44,6 +49,15 @@ pub struct ServiceSettings {
     pub pool: PoolOptions,
     /// PostgreSQL read replicas (`DATABASE_REPLICA_URLS`); `None` reads the primary only.
     pub replicas: Option<ReplicaSettings>,
+    pub webhooks: WebhookSettings,
+}
+
+/// Where webhooks may point, and how their deliveries are retried.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct WebhookSettings {
+    /// `WEBHOOK_ALLOW_PRIVATE_NETWORKS`: development and tests only.
+    pub policy: NetworkPolicy,
+    pub dispatch: DispatchSettings,
 }
 
 /// Where the API's reads may go besides the primary.
@@ -128,6 +142,11 @@ pub struct Services {
     pub owners: OwnerAdmin,
     pub owner_sessions: Arc<OwnerSessions>,
     pub import: ImportShopData,
+    pub webhook_endpoints: Arc<WebhookEndpoints>,
+    pub webhook_events: Arc<WebhookEvents>,
+    /// The delivery workers' loop, run by `serve` and `deliver` (`crate::deliveries`).
+    pub dispatcher: Arc<WebhookDispatcher>,
+    pub database_url: DatabaseUrl,
     /// What `/readyz` checks: the database, then Redis when configured.
     pub readiness: Vec<Arc<dyn HealthCheck>>,
     /// The keys' last write positions, when reads may go to replicas.
@@ -172,7 +191,16 @@ impl Services {
                 shared
             }
         };
-        let mut services = Self::wire(database, rate_store, &settings, readiness);
+        let sender = HttpWebhookSender::new(settings.webhooks.policy)
+            .context("cannot set up the webhooks' HTTP client")?;
+        let mut services = Self::wire(
+            database,
+            url,
+            rate_store,
+            Arc::new(sender),
+            &settings,
+            readiness,
+        );
         services.write_positions = write_positions;
         Ok(services)
     }
@@ -180,14 +208,18 @@ impl Services {
     /// Builds the use cases; must run on a tokio runtime (the keys' last-use writer is a task).
     fn wire(
         database: Database,
+        database_url: DatabaseUrl,
         rate_store: Arc<dyn RateLimitStore>,
+        sender: Arc<HttpWebhookSender>,
         settings: &ServiceSettings,
         readiness: Vec<Arc<dyn HealthCheck>>,
     ) -> Self {
+        let ids = Arc::new(UuidV7Ids);
+        // Every write appends its webhook events, rendered by the API's own DTOs.
+        let database = database.with_outbox(Outbox::new(Arc::new(EventBodies), ids.clone()));
         let store = Arc::new(database.clone());
         let clock: Arc<dyn Clock> = Arc::new(SystemClock);
         let hasher = Arc::new(Argon2Hasher::new());
-        let ids = Arc::new(UuidV7Ids);
         let key_usage = KeyUsageWriter::start(store.clone());
         let failures = Arc::new(FailureBudgets::new(
             rate_store.clone(),
@@ -223,7 +255,7 @@ impl Services {
                 store.clone(),
                 store.clone(),
                 hasher.clone(),
-                ids,
+                ids.clone(),
                 clock.clone(),
             ),
             owner_sessions: Arc::new(OwnerSessions::new(
@@ -236,7 +268,24 @@ impl Services {
                 clock.clone(),
                 settings.sign_in,
             )),
-            import: ImportShopData::new(store.clone(), store, clock.clone()),
+            import: ImportShopData::new(store.clone(), store.clone(), clock.clone()),
+            webhook_endpoints: Arc::new(WebhookEndpoints::new(
+                store.clone(),
+                ids.clone(),
+                clock.clone(),
+                Arc::new(OsKeyMaterial),
+                settings.webhooks.policy,
+            )),
+            webhook_events: Arc::new(WebhookEvents::new(store.clone())),
+            dispatcher: Arc::new(WebhookDispatcher::new(
+                store,
+                sender,
+                clock.clone(),
+                ids.clone(),
+                Arc::new(OsKeyMaterial),
+                settings.webhooks.dispatch.clone(),
+            )),
+            database_url,
             hasher,
             trusted_proxies: settings.trusted_proxies.clone(),
             clock,
@@ -254,6 +303,8 @@ impl Services {
             clients: self.clients.clone(),
             loyalty: self.loyalty.clone(),
             stock: self.stock.clone(),
+            webhook_endpoints: self.webhook_endpoints.clone(),
+            webhook_events: self.webhook_events.clone(),
             rate_limiter: self.rate_limiter.clone(),
             trusted_proxies: self.trusted_proxies.clone(),
         }
@@ -277,6 +328,7 @@ impl Services {
             sessions: self.owner_sessions.clone(),
             keys: self.keys.clone(),
             stock: self.stock.clone(),
+            webhooks: self.webhook_endpoints.clone(),
             settings: ConsoleSettings {
                 public_url,
                 trusted_proxies: self.trusted_proxies.clone(),

@@ -28,6 +28,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use shop_domain::client_address::TrustedProxies;
+use shop_ports::usecase::webhooks::WebhookEndpoints;
 use shop_ports::usecase::{KeyAdmin, OwnerSessions, StockKeeper};
 
 mod assets;
@@ -55,6 +56,8 @@ pub struct ConsoleState {
     pub sessions: Arc<OwnerSessions>,
     pub keys: Arc<KeyAdmin>,
     pub stock: Arc<StockKeeper>,
+    /// The Webhooks page: the shop's endpoints, their deliveries, tests and recoveries.
+    pub webhooks: Arc<WebhookEndpoints>,
     pub settings: ConsoleSettings,
 }
 

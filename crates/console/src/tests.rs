@@ -19,12 +19,14 @@ use shop_domain::owner_session::{CsrfToken, OwnerSession, SessionToken};
 use shop_domain::rate_limit::RateStatus;
 use shop_domain::scope::ScopeSet;
 use shop_domain::shop::{Shop, ShopSlug, SubscriptionStatus};
+use shop_domain::webhook::NetworkPolicy;
 use shop_ports::port::{
     MockApiKeyStore, MockClock, MockDeviceSecretStore, MockIdGenerator, MockKeyMaterial,
     MockOwnerStore, MockPasswordHasher, MockRandomTokens, MockRateLimitStore, MockSecretHasher,
-    MockSessionStore, MockShopStore, MockStockRepository, SignedIn,
+    MockSessionStore, MockShopStore, MockStockRepository, MockWebhookEndpointStore, SignedIn,
 };
 use shop_ports::port::{Reservation, Slot};
+use shop_ports::usecase::webhooks::WebhookEndpoints;
 use shop_ports::usecase::{KeyAdmin, OwnerSessions, SignInLimits, StockKeeper};
 
 use crate::routes::{self, console, public_pages, signed_in_pages};
@@ -120,6 +122,7 @@ struct Ports {
     windows: MockRateLimitStore,
     keys: MockApiKeyStore,
     stock: MockStockRepository,
+    webhooks: MockWebhookEndpointStore,
 }
 
 impl Ports {
@@ -141,6 +144,7 @@ impl Ports {
             windows: MockRateLimitStore::new(),
             keys: MockApiKeyStore::new(),
             stock: MockStockRepository::new(),
+            webhooks: MockWebhookEndpointStore::new(),
         }
     }
 
@@ -158,6 +162,12 @@ impl Ports {
         });
         let mut ids = MockIdGenerator::new();
         ids.expect_new_id().returning(|| "switch_1".into());
+        let mut webhook_ids = MockIdGenerator::new();
+        webhook_ids.expect_new_id().returning(|| "hook_1".into());
+        let mut webhook_tokens = MockRandomTokens::new();
+        webhook_tokens
+            .expect_random_bytes()
+            .returning(|| [0x77; 32]);
         let mut device_secret = MockDeviceSecretStore::new();
         device_secret
             .expect_device_secret()
@@ -184,6 +194,13 @@ impl Ports {
                 Arc::new(self.stock),
                 Arc::new(ids),
                 Arc::new(clock()),
+            )),
+            webhooks: Arc::new(WebhookEndpoints::new(
+                Arc::new(self.webhooks),
+                Arc::new(webhook_ids),
+                Arc::new(clock()),
+                Arc::new(webhook_tokens),
+                NetworkPolicy::PublicOnly,
             )),
             settings: ConsoleSettings {
                 public_url: None,

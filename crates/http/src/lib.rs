@@ -27,6 +27,7 @@
 use std::sync::Arc;
 
 use shop_domain::client_address::TrustedProxies;
+use shop_ports::usecase::webhooks::{WebhookEndpoints, WebhookEvents};
 use shop_ports::usecase::{
     Authenticator, ClientDirectory, LoyaltyOverview, OrderHistory, ProductCatalogue, RateLimiter,
     StockKeeper,
@@ -52,6 +53,7 @@ mod read_from;
 mod routes;
 mod server;
 
+pub use dto::event::EventBodies;
 pub use mount::Mount;
 pub use openapi::{openapi_json, openapi_v2_json};
 pub use operations::{MetricsToken, MetricsTokenTooShort, Operations};
@@ -67,6 +69,9 @@ pub struct ApiState {
     pub clients: Arc<ClientDirectory>,
     pub loyalty: Arc<LoyaltyOverview>,
     pub stock: Arc<StockKeeper>,
+    /// API v2: the shop's webhook endpoints, and its event log.
+    pub webhook_endpoints: Arc<WebhookEndpoints>,
+    pub webhook_events: Arc<WebhookEvents>,
     /// The per-key read and write budgets, applied by every handler's authentication step.
     pub rate_limiter: Arc<RateLimiter>,
     /// The proxies whose forwarding headers name the client (`TRUSTED_PROXIES`).

@@ -5,6 +5,7 @@ mod owners;
 mod run;
 mod seed;
 pub mod terminal_text;
+mod webhook_args;
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -25,6 +26,7 @@ use shop_persistence::PoolOptions;
 pub use limits::RateLimitArgs;
 pub use owners::Refused;
 pub use run::{describe, run};
+pub use webhook_args::WebhookArgs;
 
 use crate::server::ServerConfig;
 use crate::services::{ReplicaSettings, ServiceSettings};
@@ -76,6 +78,9 @@ pub enum Command {
         shop: ShopSlug,
         file: PathBuf,
     },
+    /// Deliver webhooks only, without serving the API: to scale deliveries apart from the
+    /// API (on PostgreSQL, any number of instances share the queue).
+    Deliver(DeliverArgs),
     /// Fill an empty shop (created if missing) with deterministic synthetic data, in large
     /// batches; print one summary line with the rows per second.
     Seed(SeedArgs),
@@ -95,6 +100,29 @@ pub struct SeedArgs {
     /// The same seed makes the same data, byte for byte.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
+}
+
+#[derive(Debug, Args)]
+pub struct DeliverArgs {
+    /// Database connections kept open at most.
+    #[arg(long, env = "DATABASE_POOL_SIZE", value_parser = clap::value_parser!(u16).range(1..),
+          default_value_t = 8)]
+    pub database_pool_size: u16,
+    #[command(flatten)]
+    pub webhooks: WebhookArgs,
+}
+
+impl DeliverArgs {
+    pub fn settings(&self) -> ServiceSettings {
+        ServiceSettings {
+            pool: PoolOptions {
+                max_size: usize::from(self.database_pool_size),
+                ..PoolOptions::default()
+            },
+            webhooks: self.webhooks.settings(),
+            ..ServiceSettings::default()
+        }
+    }
 }
 
 #[derive(Debug, Args)]
@@ -149,6 +177,8 @@ pub struct ServeArgs {
     pub replica_max_lag_ms: u64,
     #[command(flatten)]
     pub limits: RateLimitArgs,
+    #[command(flatten)]
+    pub webhooks: WebhookArgs,
 }
 
 impl ServeArgs {
@@ -163,6 +193,7 @@ impl ServeArgs {
                 &self.database_replica_urls,
                 Duration::from_millis(self.replica_max_lag_ms),
             ),
+            webhooks: self.webhooks.settings(),
             ..self.limits.settings()
         }
     }

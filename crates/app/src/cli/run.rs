@@ -8,6 +8,7 @@ use shop_ports::usecase::{ImportError, NewKey, NewShop, ShopChange};
 
 use super::terminal_text::Shown;
 use super::{Cli, Command, KeyCommand, ServeArgs, ShopCommand, StockCommand};
+use crate::deliveries::DeliveryWorkers;
 use crate::server::{Listeners, RunningServer, ServerConfig};
 use crate::services::{ServiceSettings, Services};
 use crate::{demo, import_file};
@@ -19,6 +20,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Serve(args) | Command::Demo(args) => {
             (args.settings(), Some(server_config(args)?.bind()?))
         }
+        Command::Deliver(args) => (args.settings(), None),
         _ => (ServiceSettings::default(), None),
     };
     let services = Services::open_with(&cli.database_url, settings).await?;
@@ -53,6 +55,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
             services.database.close();
             Ok(())
         }
+        Command::Deliver(_) => deliver(&services).await,
         Command::Shop(command) => shop(&services, command).await,
         Command::Key(command) => key(&services, command).await,
         Command::Owner(command) => super::owners::run(&services, command).await,
@@ -154,6 +157,29 @@ async fn serve(
     services.database.close();
     tracing::info!("stopped");
     Ok(())
+}
+
+/// Delivers until SIGTERM or SIGINT, then lets the attempts in flight finish.
+async fn deliver(services: &Services) -> anyhow::Result<()> {
+    let workers = DeliveryWorkers::start(services);
+    tracing::info!(
+        backend = services.database.backend_name(),
+        "delivering webhooks"
+    );
+    shutdown_signal().await?;
+    workers.stop().await;
+    services.database.close();
+    tracing::info!("stopped");
+    Ok(())
+}
+
+async fn shutdown_signal() -> anyhow::Result<()> {
+    let mut terminate = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
+        .context("cannot listen for SIGTERM")?;
+    tokio::select! {
+        interrupted = tokio::signal::ctrl_c() => interrupted.context("cannot listen for SIGINT"),
+        _ = terminate.recv() => Ok(()),
+    }
 }
 
 /// The server's settings; a refused one (a metrics token too short) exits with status 2, as

@@ -18,6 +18,7 @@
 
 mod as_text;
 pub mod client;
+pub mod event;
 pub mod loyalty;
 pub mod me;
 pub mod order;

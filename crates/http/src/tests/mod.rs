@@ -32,11 +32,13 @@ use shop_domain::money::Cents;
 use shop_domain::scope::ScopeSet;
 use shop_domain::shop::{Shop, ShopSlug, SubscriptionStatus};
 use shop_domain::tax_rate::TaxRate;
+use shop_domain::webhook::NetworkPolicy;
 use shop_ports::port::{
     HashError, MockApiKeyStore, MockCatalogueRepository, MockClientRepository, MockClock,
-    MockIdGenerator, MockLoyaltyRepository, MockOrderRepository, MockSecretHasher,
-    MockStockRepository, mock_on_real_windows,
+    MockEventLog, MockIdGenerator, MockLoyaltyRepository, MockOrderRepository, MockRandomTokens,
+    MockSecretHasher, MockStockRepository, MockWebhookEndpointStore, mock_on_real_windows,
 };
+use shop_ports::usecase::webhooks::{WebhookEndpoints, WebhookEvents};
 use shop_ports::usecase::{
     Authenticator, ClientDirectory, FailureBudgets, LoyaltyOverview, OrderHistory,
     ProductCatalogue, RateLimiter, RateLimits, StockKeeper,
@@ -159,6 +161,8 @@ pub struct TestApi {
     clients: MockClientRepository,
     loyalty: MockLoyaltyRepository,
     stock: MockStockRepository,
+    webhook_store: MockWebhookEndpointStore,
+    event_log: MockEventLog,
     rate_limiter: Arc<RateLimiter>,
     failures: Arc<FailureBudgets>,
     operations: Operations,
@@ -179,6 +183,8 @@ impl TestApi {
             clients: MockClientRepository::new(),
             loyalty: MockLoyaltyRepository::new(),
             stock: MockStockRepository::new(),
+            webhook_store: MockWebhookEndpointStore::new(),
+            event_log: MockEventLog::new(),
             rate_limiter: rate_limiter(RateLimits::default()),
             failures: failure_budgets(
                 RateLimits::default().auth_failures.limit,
@@ -206,6 +212,16 @@ impl TestApi {
 
     pub fn stock(mut self, stock: MockStockRepository) -> Self {
         self.stock = stock;
+        self
+    }
+
+    pub fn webhook_store(mut self, store: MockWebhookEndpointStore) -> Self {
+        self.webhook_store = store;
+        self
+    }
+
+    pub fn event_log(mut self, log: MockEventLog) -> Self {
+        self.event_log = log;
         self
     }
 
@@ -248,6 +264,12 @@ impl TestApi {
         let mut ids = MockIdGenerator::new();
         ids.expect_new_id().returning(|| NEW_ID.into());
         let clients = Arc::new(self.clients);
+        let mut webhook_ids = MockIdGenerator::new();
+        webhook_ids.expect_new_id().returning(|| NEW_ID.into());
+        let mut webhook_random = MockRandomTokens::new();
+        webhook_random
+            .expect_random_bytes()
+            .returning(|| [0x5e; 32]);
         ApiState {
             authenticator: Arc::new(
                 Authenticator::new(Arc::new(self.keys), Arc::new(self.hasher), clock.clone())
@@ -260,7 +282,19 @@ impl TestApi {
             orders: Arc::new(OrderHistory::new(Arc::new(self.orders), clock.clone())),
             clients: Arc::new(ClientDirectory::new(clients.clone(), clock.clone())),
             loyalty: Arc::new(LoyaltyOverview::new(clients, Arc::new(self.loyalty))),
-            stock: Arc::new(StockKeeper::new(Arc::new(self.stock), Arc::new(ids), clock)),
+            stock: Arc::new(StockKeeper::new(
+                Arc::new(self.stock),
+                Arc::new(ids),
+                clock.clone(),
+            )),
+            webhook_endpoints: Arc::new(WebhookEndpoints::new(
+                Arc::new(self.webhook_store),
+                Arc::new(webhook_ids),
+                clock,
+                Arc::new(webhook_random),
+                NetworkPolicy::PublicOnly,
+            )),
+            webhook_events: Arc::new(WebhookEvents::new(Arc::new(self.event_log))),
             rate_limiter: self.rate_limiter,
             trusted_proxies: TrustedProxies::default(),
         }

@@ -29,7 +29,7 @@ use crate::port::{
 };
 
 /// The operator's settings of the workers.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct DispatchSettings {
     /// `WEBHOOK_RETRY_SCHEDULE`, or the default (about three days, jittered).
     pub schedule: RetrySchedule,
