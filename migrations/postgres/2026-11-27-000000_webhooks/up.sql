@@ -10,6 +10,8 @@ CREATE TABLE webhook_endpoints (
     url                     TEXT NOT NULL,
     events                  TEXT NOT NULL,
     receives                TEXT NOT NULL,
+    -- The creating key's scopes (comma list): what `*` may cover as types are added.
+    creator_scopes          TEXT NOT NULL,
     description             TEXT NOT NULL,
     status                  TEXT NOT NULL,
     disabled_reason         TEXT,
