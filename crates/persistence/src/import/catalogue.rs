@@ -13,6 +13,7 @@ use shop_domain::loyalty::LoyaltyTier;
 use shop_domain::stock::stock_entry_changed;
 use shop_ports::port::ImportCounts;
 
+use super::changes::ImportChanges;
 use super::{IDS_PER_QUERY, ImportConnection, check_written, only_in_shop};
 use crate::catalogue::Selection;
 use crate::database::impl_for_each_backend;
@@ -199,6 +200,7 @@ pub(super) async fn import_products<C: ImportConnection>(
     shop: &ShopId,
     products: Vec<ImportedProduct>,
     now: Timestamp,
+    changes: &mut ImportChanges,
 ) -> Result<ImportCounts, DbError> {
     let ids: Vec<ProductId> = products
         .iter()
@@ -218,6 +220,12 @@ pub(super) async fn import_products<C: ImportConnection>(
             ImportDecision::Write(product) => {
                 let rows = ProductWrite::new(shop, &product, existing, now)?;
                 conn.write_product(shop, &rows).await?;
+                changes.product(&product.id, existing.is_none());
+                for (variant, write) in product.variants.iter().zip(&rows.variants) {
+                    if write.entry_changed {
+                        changes.stock_entry(&product.id, &variant.id);
+                    }
+                }
                 counts.written += 1;
             }
         }

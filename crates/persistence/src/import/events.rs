@@ -11,6 +11,7 @@ use shop_domain::import::{ImportDecision, ImportedEvent, decide_event_import};
 use shop_domain::loyalty::{LotteryTicket, Spin};
 use shop_ports::port::ImportCounts;
 
+use super::changes::ImportChanges;
 use super::{IDS_PER_QUERY, ImportConnection, check_written, only_in_shop};
 use crate::database::impl_for_each_backend;
 use crate::error::DbError;
@@ -134,6 +135,7 @@ pub(super) async fn import_tickets<C: ImportConnection>(
     shop: &ShopId,
     tickets: Vec<ImportedEvent<LotteryTicket>>,
     now: Timestamp,
+    changes: &mut ImportChanges,
 ) -> Result<ImportCounts, DbError> {
     let ids: Vec<String> = tickets
         .iter()
@@ -155,7 +157,7 @@ pub(super) async fn import_tickets<C: ImportConnection>(
             ImportDecision::Write(ticket) => {
                 conn.write_ticket(shop, &TicketRow::from_domain(shop, &ticket))
                     .await?;
-                touch_clients(conn, shop, &ticket.client_id, previous_client, now).await?;
+                touch_clients(conn, shop, &ticket.client_id, previous_client, now, changes).await?;
                 counts.written += 1;
             }
         }
@@ -168,6 +170,7 @@ pub(super) async fn import_spins<C: ImportConnection>(
     shop: &ShopId,
     spins: Vec<ImportedEvent<Spin>>,
     now: Timestamp,
+    changes: &mut ImportChanges,
 ) -> Result<ImportCounts, DbError> {
     let ids: Vec<String> = spins
         .iter()
@@ -189,7 +192,7 @@ pub(super) async fn import_spins<C: ImportConnection>(
             ImportDecision::Write(spin) => {
                 conn.write_spin(shop, &SpinRow::from_domain(shop, &spin))
                     .await?;
-                touch_clients(conn, shop, &spin.client_id, previous_client, now).await?;
+                touch_clients(conn, shop, &spin.client_id, previous_client, now, changes).await?;
                 counts.written += 1;
             }
         }
@@ -205,10 +208,13 @@ async fn touch_clients<C: ImportConnection>(
     client: &ClientId,
     previous: Option<ClientId>,
     now: Timestamp,
+    changes: &mut ImportChanges,
 ) -> Result<(), DbError> {
     conn.touch_client(shop, client, now).await?;
+    changes.client(client, false);
     if let Some(previous) = previous.filter(|previous| previous != client) {
         conn.touch_client(shop, &previous, now).await?;
+        changes.client(&previous, false);
     }
     Ok(())
 }

@@ -12,6 +12,7 @@
 //! rows again before committing ([`restamp`]).
 
 mod catalogue;
+mod changes;
 mod checks;
 mod events;
 pub(crate) mod restamp;
@@ -32,6 +33,8 @@ use crate::database::write_span::WriteSpan;
 use crate::database::{Database, in_transaction};
 use crate::error::DbError;
 use crate::orders::OrderQueries;
+use crate::webhooks::outbox::{CommitOrder, OutboxQueries};
+use changes::ImportChanges;
 use restamp::Restamp;
 
 /// Ids per `IN (…)` list: far below SQLite's and PostgreSQL's bind limits.
@@ -71,6 +74,8 @@ trait ImportConnection:
     + sales::SalesWrites
     + events::EventWrites
     + restamp::Restamp
+    + OutboxQueries
+    + CommitOrder
     + Send
 {
 }
@@ -84,6 +89,8 @@ impl<C> ImportConnection for C where
         + sales::SalesWrites
         + events::EventWrites
         + restamp::Restamp
+        + OutboxQueries
+        + CommitOrder
         + Send
 {
 }
@@ -97,17 +104,32 @@ impl ImportRepository for Database {
         now: Timestamp,
     ) -> Result<ImportReport, ImportStoreError> {
         let span = WriteSpan::start();
-        let outcome: Result<ImportReport, ImportFailure> = in_transaction!(self, |conn| {
-            let report = apply(conn, shop, data, now).await?;
+        let outbox = self.outbox.clone();
+        let outcome: Result<(ImportReport, bool), ImportFailure> = in_transaction!(self, |conn| {
+            let mut changes = ImportChanges::default();
+            let report = apply(conn, shop, data, now, &mut changes).await?;
+            let mut stamp = now;
             if let Some(later) = span.restamp_after(now, RESTAMP_AFTER) {
                 conn.restamp(shop, now, later).await?;
+                stamp = later;
             }
-            Ok(report)
+            let changed = !changes.is_empty();
+            if let Some(outbox) = &outbox {
+                changes.append(conn, outbox, shop, stamp).await?;
+            }
+            Ok((report, changed))
         });
-        outcome.map_err(|failure| match failure {
-            ImportFailure::Rejected(problems) => ImportStoreError::Rejected(problems),
-            ImportFailure::Db(error) => ImportStoreError::Store(error.into()),
-        })
+        outcome
+            .map(|(report, changed)| {
+                if changed {
+                    self.events_committed();
+                }
+                report
+            })
+            .map_err(|failure| match failure {
+                ImportFailure::Rejected(problems) => ImportStoreError::Rejected(problems),
+                ImportFailure::Db(error) => ImportStoreError::Store(error.into()),
+            })
     }
 }
 
@@ -117,6 +139,7 @@ async fn apply<C: ImportConnection>(
     shop: &ShopId,
     data: ShopImport,
     now: Timestamp,
+    changes: &mut ImportChanges,
 ) -> Result<ImportReport, ImportFailure> {
     let problems = checks::problems(conn, shop, &data).await?;
     if !problems.is_empty() {
@@ -132,11 +155,11 @@ async fn apply<C: ImportConnection>(
     } = data;
     // Parents first: orders refer to clients, tickets and spins to clients and orders.
     let tiers = catalogue::import_tiers(conn, shop, &tiers).await?;
-    let products = catalogue::import_products(conn, shop, products, now).await?;
-    let clients = sales::import_clients(conn, shop, clients, now).await?;
-    let orders = sales::import_orders(conn, shop, orders, now).await?;
-    let lottery_tickets = events::import_tickets(conn, shop, lottery_tickets, now).await?;
-    let spins = events::import_spins(conn, shop, spins, now).await?;
+    let products = catalogue::import_products(conn, shop, products, now, changes).await?;
+    let clients = sales::import_clients(conn, shop, clients, now, changes).await?;
+    let orders = sales::import_orders(conn, shop, orders, now, changes).await?;
+    let lottery_tickets = events::import_tickets(conn, shop, lottery_tickets, now, changes).await?;
+    let spins = events::import_spins(conn, shop, spins, now, changes).await?;
     Ok(ImportReport {
         tiers,
         products,

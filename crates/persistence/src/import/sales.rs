@@ -17,6 +17,7 @@ use shop_domain::import::{
 use shop_domain::order::{Order, OrderConfidential};
 use shop_ports::port::ImportCounts;
 
+use super::changes::ImportChanges;
 use super::{IDS_PER_QUERY, ImportConnection, check_written, only_in_shop};
 use crate::clients::ClientSelection;
 use crate::database::impl_for_each_backend;
@@ -190,6 +191,7 @@ pub(super) async fn import_clients<C: ImportConnection>(
     shop: &ShopId,
     clients: Vec<ImportedClient>,
     now: Timestamp,
+    changes: &mut ImportChanges,
 ) -> Result<ImportCounts, DbError> {
     let ids: Vec<ClientId> = clients
         .iter()
@@ -219,6 +221,7 @@ pub(super) async fn import_clients<C: ImportConnection>(
                 let (client, confidential) = *written;
                 let rows = ClientWrite::new(shop, &client, &confidential)?;
                 conn.write_client(shop, &rows).await?;
+                changes.client(&client.id, !stored.contains_key(&client.id));
                 counts.written += 1;
             }
         }
@@ -231,6 +234,7 @@ pub(super) async fn import_orders<C: ImportConnection>(
     shop: &ShopId,
     orders: Vec<ImportedOrder>,
     now: Timestamp,
+    changes: &mut ImportChanges,
 ) -> Result<ImportCounts, DbError> {
     let ids: Vec<OrderId> = orders
         .iter()
@@ -260,6 +264,7 @@ pub(super) async fn import_orders<C: ImportConnection>(
                 let (order, confidential) = *written;
                 let rows = OrderWrite::new(shop, &order, &confidential)?;
                 conn.write_order(shop, &rows).await?;
+                changes.order(&order.id, !stored.contains_key(&order.id));
                 counts.written += 1;
             }
         }

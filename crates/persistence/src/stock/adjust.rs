@@ -33,15 +33,15 @@ use shop_domain::stock::{AdjustmentResult, MAX_ABS_STOCK, stock_in_range};
 use shop_ports::port::{AdjustmentCommand, AdjustmentOutcome, IdempotencyClaim};
 
 use shop_domain::stock::StockAdjustment;
-use shop_domain::webhook::{EventData, EventType, StockCause, stock_entry_of};
+use shop_domain::webhook::StockCause;
 
-use crate::catalogue::{CatalogueQueries, Selection};
+use crate::catalogue::CatalogueQueries;
 use crate::database::impl_for_each_backend;
 use crate::error::DbError;
 use crate::rows::{IdempotencyRow, MovementRow, Recorded, RecordedOutcome};
 use crate::schema::{idempotency_records, products, stock_movements, variants};
 use crate::sql::kept_prepared::KeptPrepared;
-use crate::webhooks::outbox::{self, CommitOrder, Outbox, OutboxQueries};
+use crate::webhooks::outbox::{self, CommitOrder, Outbox, OutboxQueries, StockChange};
 
 /// A variant as an adjustment or a switch of tracking finds it.
 pub(crate) struct FoundVariant {
@@ -255,40 +255,25 @@ pub(super) async fn adjust<
 }
 
 /// An applied adjustment's two events: `stock.updated` (with its cause) and
-/// `product.updated` (its `stockQuantity` moved), the product read back as just written.
+/// `product.updated` (its `stockQuantity` moved).
 async fn append_events<C: CatalogueQueries + OutboxQueries + CommitOrder + Send>(
     conn: &mut C,
     outbox: &Outbox,
     command: &AdjustmentCommand,
     applied: &StockAdjustment,
 ) -> Result<(), DbError> {
-    let product = conn
-        .load_products(
-            &command.shop,
-            Selection::Ids(std::slice::from_ref(&applied.product_id)),
-        )
-        .await?
-        .pop()
-        .ok_or_else(|| DbError::Invariant("an adjusted variant's product is gone".into()))?;
-    let variant = product
-        .variants
-        .iter()
-        .find(|variant| variant.id == applied.variant_id)
-        .ok_or_else(|| DbError::Invariant("an adjusted variant is not in its product".into()))?;
-    let stock = outbox.event(
-        EventType::StockUpdated,
-        command.at,
-        EventData::Stock {
-            entry: stock_entry_of(&product, variant, command.at),
-            cause: StockCause::Adjustment {
-                movement_id: applied.movement_id.clone(),
-                delta: applied.delta,
-                reason: command.reason.as_str().to_owned(),
-            },
-        },
-    )?;
-    let product = outbox.product(false, product)?;
-    outbox::append(conn, outbox, &command.shop, &[stock, product]).await
+    let cause = StockCause::Adjustment {
+        movement_id: applied.movement_id.clone(),
+        delta: applied.delta,
+        reason: command.reason.as_str().to_owned(),
+    };
+    let change = StockChange {
+        shop: &command.shop,
+        product: &applied.product_id,
+        variant: &applied.variant_id,
+        at: command.at,
+    };
+    outbox::append_stock_change(conn, outbox, change, cause).await
 }
 
 /// The first result given under a record: an applied one is rebuilt from its movement, which

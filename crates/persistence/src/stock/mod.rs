@@ -183,12 +183,17 @@ impl StockRepository for Database {
     ) -> Result<TrackingOutcome, StoreError> {
         let span = WriteSpan::start();
         let outcome: Result<TrackingOutcome, SwitchFailure> = in_transaction!(self, |conn| {
-            let outcome = tracking::switch(conn, command).await?;
+            let outcome = tracking::switch(conn, command, self.outbox.as_deref()).await?;
             span.check()?;
             Ok(outcome)
         });
         match outcome {
-            Ok(outcome) => Ok(outcome),
+            Ok(outcome) => {
+                if outcome == TrackingOutcome::Switched {
+                    self.events_committed();
+                }
+                Ok(outcome)
+            }
             // Rolled back: a concurrent switch made this very change first.
             Err(SwitchFailure::AlreadySo) => Ok(TrackingOutcome::AlreadySo),
             Err(SwitchFailure::Db(error)) => Err(error.into()),

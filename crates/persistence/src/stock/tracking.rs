@@ -24,15 +24,18 @@ use diesel::prelude::*;
 use diesel::sql_types::BigInt;
 use diesel_async::RunQueryDsl;
 use shop_domain::Timestamp;
-use shop_domain::id::{ShopId, VariantId};
+use shop_domain::id::{ProductId, ShopId, VariantId};
+use shop_domain::webhook::StockCause;
 use shop_ports::port::{TrackingCommand, TrackingOutcome};
 
 use super::adjust::AdjustQueries;
+use crate::catalogue::CatalogueQueries;
 use crate::database::impl_for_each_backend;
 use crate::error::DbError;
 use crate::rows::SwitchRow;
 use crate::schema::{products, tracking_switches, variants};
 use crate::sql::kept_prepared::KeptPrepared;
+use crate::webhooks::outbox::{self, CommitOrder, Outbox, OutboxQueries, StockChange};
 
 /// Why a switch's transaction did not commit.
 pub(crate) enum SwitchFailure {
@@ -160,10 +163,14 @@ impl_for_each_backend! {
 }
 
 /// The whole switch, on a connection already inside the transaction.
-pub(crate) async fn switch<C: AdjustQueries + TrackingQueries + Send>(
+pub(crate) async fn switch<C>(
     conn: &mut C,
     command: &TrackingCommand,
-) -> Result<TrackingOutcome, SwitchFailure> {
+    outbox: Option<&Outbox>,
+) -> Result<TrackingOutcome, SwitchFailure>
+where
+    C: AdjustQueries + TrackingQueries + CatalogueQueries + OutboxQueries + CommitOrder + Send,
+{
     let shop = &command.shop;
     let product_id = match conn.find_variant(shop, &command.variant_id).await? {
         None => return Ok(TrackingOutcome::VariantNotFound),
@@ -188,5 +195,16 @@ pub(crate) async fn switch<C: AdjustQueries + TrackingQueries + Send>(
         created_at_ms: command.at.millis(),
     };
     conn.insert_switch(&row).await?;
+    if let Some(outbox) = outbox {
+        let product = ProductId::parse(&*row.product_id)
+            .map_err(|_| DbError::corrupt("variants", command.variant_id.as_str(), "product id"))?;
+        let change = StockChange {
+            shop,
+            product: &product,
+            variant: &command.variant_id,
+            at: command.at,
+        };
+        outbox::append_stock_change(conn, outbox, change, StockCause::Tracking).await?;
+    }
     Ok(TrackingOutcome::Switched)
 }

@@ -453,7 +453,8 @@ macro_rules! cached_after_each_switch {
         let mut after_each = Vec::new();
         for (tracked, at_ms) in [(false, 6_000), (true, 7_000)] {
             let outcome =
-                crate::stock::tracking::switch(conn, &switch($shop, "p1-v0", tracked, at_ms)).await;
+                crate::stock::tracking::switch(conn, &switch($shop, "p1-v0", tracked, at_ms), None)
+                    .await;
             assert!(matches!(outcome, Ok(TrackingOutcome::Switched)));
             after_each.push(AtomicUsize::load(&cached, Ordering::SeqCst));
         }

@@ -7,6 +7,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use shop_domain::id::{ShopId, WebhookEndpointId};
+use shop_domain::import::ShopImport;
 use shop_domain::scope::ScopeSet;
 use shop_domain::shop::Shop;
 use shop_domain::webhook::{
@@ -15,8 +16,8 @@ use shop_domain::webhook::{
 };
 use shop_ports::port::{
     AttemptRecord, DeliveryNext, DeliveryQuery, DeliveryQueue, DueWork, EndpointChange,
-    EndpointCreation, EventRenderer, IdGenerator, NewEndpoint, StockRepository,
-    WebhookEndpointStore,
+    EndpointCreation, EventLog, EventQuery, EventRenderer, IdGenerator, ImportRepository,
+    NewEndpoint, StockRepository, TrackingOutcome, WebhookEndpointStore,
 };
 
 use super::fixtures::{adjustment, at, imported, keyed_shops, product, store_products};
@@ -175,10 +176,10 @@ async fn only_the_newest_pending_event_of_a_resource_is_sent_and_one_attempt_at_
             .await
             .unwrap()
             .unwrap();
-        // Each adjustment appends a stock.updated, then a product.updated: the third one's
-        // stock.updated is the fifth event.
+        // The import logged two events (its stock entry, its product); each adjustment appends
+        // a stock.updated, then a product.updated: the third one's stock.updated is the 7th.
         assert!(
-            claimed.delivery_id.as_str().starts_with("dlv_5_"),
+            claimed.delivery_id.as_str().starts_with("dlv_7_"),
             "{}",
             claimed.delivery_id
         );
@@ -319,6 +320,122 @@ async fn a_shop_holds_at_most_its_limit_of_endpoints_and_a_disabled_one_is_not_f
             listed
                 .iter()
                 .all(|e| e.events.names() == vec![EventType::StockUpdated.as_str()])
+        );
+    }
+}
+
+async fn logged(db: &Database, shop: &ShopId) -> Vec<(String, String)> {
+    let query = EventQuery {
+        types: EventType::SUBSCRIBABLE.to_vec(),
+        since: None,
+        after: None,
+        limit: 1_000,
+    };
+    db.list_events(shop, &query)
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|event| {
+            let body: serde_json::Value = serde_json::from_str(&event.body).unwrap();
+            (
+                event.event_type.as_str().to_owned(),
+                body["resource"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect()
+}
+
+fn pairs(expected: &[(&str, &str)]) -> Vec<(String, String)> {
+    expected
+        .iter()
+        .map(|(kind, resource)| ((*kind).to_owned(), (*resource).to_owned()))
+        .collect()
+}
+
+#[tokio::test]
+async fn an_import_logs_one_event_per_row_it_changed_and_an_identical_one_none() {
+    for t in test_databases().await {
+        let db = with_outbox(&t);
+        let (a, b) = keyed_shops(&db).await;
+        let file = || ShopImport {
+            products: vec![imported(product("p1"))],
+            ..ShopImport::default()
+        };
+        db.import(&a.id, file(), at(5_000)).await.unwrap();
+        let first = logged(&db, &a.id).await;
+        assert_eq!(
+            first,
+            pairs(&[
+                ("stock.updated", "stock:p1-v0"),
+                ("product.created", "product:p1"),
+            ]),
+            "{}",
+            t.backend()
+        );
+        db.import(&a.id, file(), at(6_000)).await.unwrap();
+        assert_eq!(logged(&db, &a.id).await, first, "{}", t.backend());
+        let mut renamed = product("p1");
+        renamed.name = "Renamed".into();
+        let changed = ShopImport {
+            products: vec![imported(renamed)],
+            ..ShopImport::default()
+        };
+        db.import(&a.id, changed, at(7_000)).await.unwrap();
+        // The name is on the product and on its stock entry (`productName`): both changed.
+        let after = logged(&db, &a.id).await;
+        assert_eq!(
+            after[first.len()..].to_vec(),
+            pairs(&[
+                ("stock.updated", "stock:p1-v0"),
+                ("product.updated", "product:p1"),
+            ]),
+            "{}",
+            t.backend()
+        );
+        assert!(logged(&db, &b.id).await.is_empty());
+    }
+}
+
+#[tokio::test]
+async fn a_refused_import_and_a_refused_adjustment_log_nothing() {
+    for t in test_databases().await {
+        let db = with_outbox(&t);
+        let (a, b) = keyed_shops(&db).await;
+        store_products(&db, &b, vec![imported(product("theirs"))]).await;
+        // A file naming another shop's product is refused whole: its own product too.
+        let refused = ShopImport {
+            products: vec![imported(product("mine")), imported(product("theirs"))],
+            ..ShopImport::default()
+        };
+        assert!(db.import(&a.id, refused, at(5_000)).await.is_err());
+        db.adjust_stock(&adjustment(&a, "theirs-v0", 1, 6_000))
+            .await
+            .unwrap();
+        assert_eq!(logged(&db, &a.id).await, vec![], "{}", t.backend());
+    }
+}
+
+#[tokio::test]
+async fn a_switch_of_tracking_logs_the_stock_entry_and_its_product() {
+    for t in test_databases().await {
+        let db = with_outbox(&t);
+        let (a, _) = super::tracking::owned_shops(&t).await;
+        store_products(&db, &a, vec![imported(product("p1"))]).await;
+        let before = logged(&db, &a.id).await.len();
+        let outcome = db
+            .switch_tracking(&super::tracking::switch(&a, "p1-v0", false, 9_000))
+            .await
+            .unwrap();
+        assert_eq!(outcome, TrackingOutcome::Switched);
+        let events = logged(&db, &a.id).await;
+        assert_eq!(
+            events[before..].to_vec(),
+            pairs(&[
+                ("stock.updated", "stock:p1-v0"),
+                ("product.updated", "product:p1")
+            ]),
+            "{}",
+            t.backend()
         );
     }
 }

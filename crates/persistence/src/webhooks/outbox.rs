@@ -11,10 +11,11 @@ use diesel::sql_types::{BigInt, Integer, Nullable, Text};
 use diesel_async::RunQueryDsl;
 use shop_domain::Timestamp;
 use shop_domain::catalogue::Product;
-use shop_domain::id::{EventId, ShopId};
-use shop_domain::webhook::{EventData, EventType, NewEvent};
+use shop_domain::id::{EventId, ProductId, ShopId, VariantId};
+use shop_domain::webhook::{EventData, EventType, NewEvent, StockCause, stock_entry_of};
 use shop_ports::port::{EventRenderer, IdGenerator};
 
+use crate::catalogue::{CatalogueQueries, Selection};
 use crate::database::impl_for_each_backend;
 use crate::error::DbError;
 use crate::schema::{webhook_deliveries, webhook_endpoints, webhook_events};
@@ -147,6 +148,51 @@ impl_for_each_backend! {
             Ok(())
         }
     }
+}
+
+/// A variant's stock entry that just changed, with its product.
+pub(crate) struct StockChange<'a> {
+    pub shop: &'a ShopId,
+    pub product: &'a ProductId,
+    pub variant: &'a VariantId,
+    pub at: Timestamp,
+}
+
+/// A change of a variant's stock entry (an adjustment, a switch of tracking): its
+/// `stock.updated` with `cause`, then its product's `product.updated`, the product read back
+/// as just written in the caller's transaction.
+pub(crate) async fn append_stock_change<C>(
+    conn: &mut C,
+    outbox: &Outbox,
+    change: StockChange<'_>,
+    cause: StockCause,
+) -> Result<(), DbError>
+where
+    C: CatalogueQueries + OutboxQueries + CommitOrder + Send,
+{
+    let product = conn
+        .load_products(
+            change.shop,
+            Selection::Ids(std::slice::from_ref(change.product)),
+        )
+        .await?
+        .pop()
+        .ok_or_else(|| DbError::Invariant("a changed variant's product is gone".into()))?;
+    let variant = product
+        .variants
+        .iter()
+        .find(|variant| &variant.id == change.variant)
+        .ok_or_else(|| DbError::Invariant("a changed variant is not in its product".into()))?;
+    let stock = outbox.event(
+        EventType::StockUpdated,
+        change.at,
+        EventData::Stock {
+            entry: stock_entry_of(&product, variant, change.at),
+            cause,
+        },
+    )?;
+    let product = outbox.product(false, product)?;
+    append(conn, outbox, change.shop, &[stock, product]).await
 }
 
 /// Renders and appends `events` in the caller's transaction; on PostgreSQL also queues the
