@@ -376,3 +376,6 @@ fn description(text: String) -> Result<String, EndpointError> {
     }
     Ok(text)
 }
+
+#[cfg(test)]
+mod tests;
