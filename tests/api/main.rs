@@ -31,3 +31,4 @@ mod stock_concurrency;
 mod stock_list;
 mod sync;
 mod v2;
+mod webhooks;

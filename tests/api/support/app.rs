@@ -2,7 +2,11 @@ use std::time::Duration;
 
 use serde_json::Value;
 use shop_app::server::{MetricsToken, RunningServer, ServerConfig};
-use shop_app::services::{RedisSettings, ReplicaSettings, ServiceSettings, Services};
+use shop_app::services::{
+    RedisSettings, ReplicaSettings, ServiceSettings, Services, WebhookSettings,
+};
+use shop_domain::webhook::{NetworkPolicy, RetrySchedule};
+use shop_ports::usecase::webhooks::DispatchSettings;
 use shop_console::ConsoleExposure;
 use shop_domain::Timestamp;
 use shop_domain::rate_limit::RateBudget;
@@ -129,6 +133,28 @@ impl TestApp {
         Some(Self::serve(Backend::Postgres, url, settings, None, Some(scratch), None).await)
     }
 
+    /// A server whose webhooks follow `webhooks` (the others allow loopback receivers and
+    /// retry after 200 ms, 400 ms, 800 ms).
+    pub async fn start_with_webhooks(backend: Backend, webhooks: WebhookSettings) -> Option<Self> {
+        let settings = ServiceSettings {
+            webhooks,
+            ..Self::generous()
+        };
+        Self::start_with(backend, settings).await
+    }
+
+    /// Loopback receivers allowed (`WEBHOOK_ALLOW_PRIVATE_NETWORKS=true`), retries on
+    /// `schedule` (`WEBHOOK_RETRY_SCHEDULE`).
+    pub fn test_webhooks(schedule: &str) -> WebhookSettings {
+        WebhookSettings {
+            policy: NetworkPolicy::AllowPrivate,
+            dispatch: DispatchSettings {
+                schedule: RetrySchedule::parse(schedule).expect("a schedule"),
+                ..DispatchSettings::default()
+            },
+        }
+    }
+
     fn generous() -> ServiceSettings {
         let generous = RateBudget {
             limit: 1_000_000,
@@ -141,6 +167,7 @@ impl TestApp {
                 auth_failures: generous,
                 key_failures: generous,
             },
+            webhooks: Self::test_webhooks("200ms,400ms,800ms"),
             ..ServiceSettings::default()
         }
     }

@@ -6,6 +6,7 @@ pub mod console;
 pub mod logs;
 pub mod postgres;
 pub mod proxy;
+pub mod receiver;
 pub mod tls_proxy;
 pub mod trickle;
 
