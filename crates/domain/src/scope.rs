@@ -64,17 +64,11 @@ impl Scope {
     }
 
     /// The scopes that no operation serves yet: the write scopes that spec §5 reserves for a
-    /// later version, and v2's webhook scopes until its webhook endpoints are served (issue
-    /// 34). The console refuses them on a new key.
+    /// later version. The console refuses them on a new key.
     pub const fn is_reserved(self) -> bool {
         matches!(
             self,
-            Scope::ProductsWrite
-                | Scope::OrdersWrite
-                | Scope::ClientsWrite
-                | Scope::LoyaltyWrite
-                | Scope::WebhooksRead
-                | Scope::WebhooksWrite
+            Scope::ProductsWrite | Scope::OrdersWrite | Scope::ClientsWrite | Scope::LoyaltyWrite
         )
     }
 
@@ -166,7 +160,8 @@ impl FromIterator<Scope> for ScopeSet {
     }
 }
 
-/// Every operation of API v1 (spec §4).
+/// Every operation of API v1 (spec §4), and those API v2 adds (its webhook endpoints and
+/// event log, issue 34).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Operation {
     Me,
@@ -179,6 +174,17 @@ pub enum Operation {
     ListClients,
     GetClient,
     GetLoyalty,
+    ListWebhookEndpoints,
+    GetWebhookEndpoint,
+    ListWebhookDeliveries,
+    ListEvents,
+    CreateWebhookEndpoint,
+    UpdateWebhookEndpoint,
+    DeleteWebhookEndpoint,
+    RotateWebhookSecret,
+    TestWebhookEndpoint,
+    RetryWebhookDelivery,
+    RecoverWebhookEndpoint,
 }
 
 impl Operation {
@@ -192,6 +198,17 @@ impl Operation {
             Operation::AdjustStock => Some(Scope::StockWrite),
             Operation::ListClients | Operation::GetClient => Some(Scope::ClientsRead),
             Operation::GetLoyalty => Some(Scope::LoyaltyRead),
+            Operation::ListWebhookEndpoints
+            | Operation::GetWebhookEndpoint
+            | Operation::ListWebhookDeliveries
+            | Operation::ListEvents => Some(Scope::WebhooksRead),
+            Operation::CreateWebhookEndpoint
+            | Operation::UpdateWebhookEndpoint
+            | Operation::DeleteWebhookEndpoint
+            | Operation::RotateWebhookSecret
+            | Operation::TestWebhookEndpoint
+            | Operation::RetryWebhookDelivery
+            | Operation::RecoverWebhookEndpoint => Some(Scope::WebhooksWrite),
         }
     }
 }
@@ -217,8 +234,6 @@ mod tests {
                 Scope::OrdersWrite,
                 Scope::ClientsWrite,
                 Scope::LoyaltyWrite,
-                Scope::WebhooksRead,
-                Scope::WebhooksWrite
             ]
         );
     }
