@@ -87,6 +87,44 @@ mod tests {
     }
 
     #[test]
+    fn webhook_reads_need_webhooks_read_and_changes_webhooks_write() {
+        let active = shop(true, SubscriptionStatus::Active);
+        let reader = ScopeSet::parse_list("webhooks:read,orders:read").unwrap();
+        for read in [
+            Operation::ListWebhookEndpoints,
+            Operation::GetWebhookEndpoint,
+            Operation::ListWebhookDeliveries,
+            Operation::ListEvents,
+        ] {
+            assert_eq!(authorize(&active, reader, read), Ok(()), "{read:?}");
+        }
+        for write in [
+            Operation::CreateWebhookEndpoint,
+            Operation::UpdateWebhookEndpoint,
+            Operation::DeleteWebhookEndpoint,
+            Operation::RotateWebhookSecret,
+            Operation::TestWebhookEndpoint,
+            Operation::RetryWebhookDelivery,
+            Operation::RecoverWebhookEndpoint,
+        ] {
+            assert_eq!(
+                authorize(&active, reader, write),
+                Err(AccessDenied::InsufficientScope {
+                    required: Scope::WebhooksWrite
+                }),
+                "{write:?}"
+            );
+        }
+        let writer = ScopeSet::parse_list("webhooks:write").unwrap();
+        assert_eq!(
+            authorize(&active, writer, Operation::ListEvents),
+            Err(AccessDenied::InsufficientScope {
+                required: Scope::WebhooksRead
+            })
+        );
+    }
+
+    #[test]
     fn me_needs_no_scope_but_still_the_shop_preconditions() {
         let active = shop(true, SubscriptionStatus::Active);
         assert_eq!(authorize(&active, ScopeSet::empty(), Operation::Me), Ok(()));

@@ -128,18 +128,58 @@ impl JsonFields {
         }
     }
 
+    /// Whether the body is an object with the member `name`, given once: for the members a
+    /// request may leave out (a `PATCH`'s), read only when present.
+    pub fn has(&self, name: &str) -> bool {
+        self.values.iter().any(|(given, _)| *given == name)
+    }
+
     /// A required string member.
     pub fn string(&mut self, name: &'static str) -> Option<String> {
         match self.take(name)? {
-            Value::String(text) => match refuse_nul(&text) {
-                Ok(()) => Some(text),
-                Err(nul) => {
-                    self.reject(name, nul.to_string());
-                    None
-                }
-            },
+            Value::String(text) => self.text(name, text),
             _ => {
                 self.reject(name, "must be a string");
+                None
+            }
+        }
+    }
+
+    /// A required member that is a string or `null` (`Some(None)`).
+    pub fn nullable_string(&mut self, name: &'static str) -> Option<Option<String>> {
+        match self.take(name)? {
+            Value::Null => Some(None),
+            Value::String(text) => self.text(name, text).map(Some),
+            _ => {
+                self.reject(name, "must be a string or null");
+                None
+            }
+        }
+    }
+
+    /// A required member that is an array of strings (possibly empty).
+    pub fn strings(&mut self, name: &'static str) -> Option<Vec<String>> {
+        let Value::Array(items) = self.take(name)? else {
+            self.reject(name, "must be an array of strings");
+            return None;
+        };
+        let mut strings = Vec::with_capacity(items.len());
+        for item in items {
+            let Value::String(text) = item else {
+                self.reject(name, "must be an array of strings");
+                return None;
+            };
+            strings.push(self.text(name, text)?);
+        }
+        Some(strings)
+    }
+
+    /// `text` unless it holds U+0000, which no database column keeps alike.
+    fn text(&mut self, name: &'static str, text: String) -> Option<String> {
+        match refuse_nul(&text) {
+            Ok(()) => Some(text),
+            Err(nul) => {
+                self.reject(name, nul.to_string());
                 None
             }
         }
@@ -383,6 +423,40 @@ mod tests {
                 assert!(found.is_empty(), "{text}: {found:?}");
             }
         }
+    }
+
+    #[test]
+    fn optional_nullable_and_list_members() {
+        const MEMBERS: &[&str] = &["d", "e", "f"];
+        let body = br#"{"d": null, "e": ["a", "b"], "f": ["a", 1]}"#;
+        let mut fields = JsonFields::parse(body, MEMBERS).unwrap();
+        assert!(fields.has("d") && !fields.has("zz"));
+        assert_eq!(fields.nullable_string("d"), Some(None));
+        assert_eq!(
+            fields.strings("e"),
+            Some(vec!["a".to_owned(), "b".to_owned()])
+        );
+        assert_eq!(fields.strings("f"), None);
+        assert_eq!(
+            issues(fields),
+            pairs(&[("f", "must be an array of strings")])
+        );
+        let body = br#"{"d": 5, "e": "a", "f": ["x\u0000"]}"#;
+        let mut fields = JsonFields::parse(body, MEMBERS).unwrap();
+        assert_eq!(fields.nullable_string("d"), None);
+        assert_eq!(fields.strings("e"), None);
+        assert_eq!(fields.strings("f"), None);
+        assert_eq!(
+            issues(fields),
+            pairs(&[
+                ("d", "must be a string or null"),
+                ("e", "must be an array of strings"),
+                ("f", "must not contain the NUL character (U+0000)"),
+            ])
+        );
+        let mut empty = JsonFields::parse(br#"{"e": []}"#, MEMBERS).unwrap();
+        assert_eq!(empty.strings("e"), Some(vec![]));
+        assert!(issues(empty).is_empty());
     }
 
     #[test]

@@ -16,6 +16,8 @@ use serde::Serialize;
 use shop_domain::access::AccessDenied;
 use shop_domain::rate_limit::RateStatus;
 use shop_domain::stock::MAX_ABS_STOCK;
+use shop_domain::webhook::{EventType, MAX_ENDPOINTS_PER_SHOP};
+use shop_ports::usecase::webhooks::EndpointError;
 use shop_ports::usecase::{AdjustError, AuthError, ReadError};
 use shop_ports::{BoxError, StoreError};
 
@@ -76,6 +78,13 @@ pub enum ApiError {
     /// An `Idempotency-Key` already used, within its retention, for a different request.
     #[error("idempotency key reused with a different request")]
     IdempotencyKeyReused,
+    /// A webhook endpoint's `events` lists types whose resource the key cannot read (API v2):
+    /// a 403 `INSUFFICIENT_SCOPE` whose message names them and the scopes they need.
+    #[error("the key cannot read what these event types carry")]
+    UnreadableEvents(Vec<EventType>),
+    /// A webhook endpoint beyond `MAX_ENDPOINTS_PER_SHOP` (API v2).
+    #[error("the shop has the most webhook endpoints it may have")]
+    WebhookEndpointLimit,
     /// A budget is exhausted: a key's reads or writes, or a client address's failed
     /// authentications. `Retry-After` is the whole seconds, at least 1, until a slot frees.
     #[error("rate limited for {retry_after_seconds} s")]
@@ -178,13 +187,16 @@ impl ApiError {
             Self::Unauthorized => "UNAUTHORIZED",
             Self::Forbidden(AccessDenied::FeatureNotInPlan) => "FEATURE_NOT_IN_PLAN",
             Self::Forbidden(AccessDenied::SubscriptionInactive) => "SUBSCRIPTION_INACTIVE",
-            Self::Forbidden(AccessDenied::InsufficientScope { .. }) => "INSUFFICIENT_SCOPE",
+            Self::Forbidden(AccessDenied::InsufficientScope { .. }) | Self::UnreadableEvents(_) => {
+                "INSUFFICIENT_SCOPE"
+            }
             Self::Validation { .. } => "VALIDATION_ERROR",
             Self::InvalidJson => "INVALID_JSON",
             Self::NotFound(_) => "NOT_FOUND",
             Self::StockNotTracked => "STOCK_NOT_TRACKED",
             Self::StockOutOfRange(_) => "STOCK_OUT_OF_RANGE",
             Self::IdempotencyKeyReused => "IDEMPOTENCY_KEY_REUSED",
+            Self::WebhookEndpointLimit => "WEBHOOK_ENDPOINT_LIMIT",
             Self::RateLimited { .. } => "RATE_LIMITED",
             Self::MethodNotAllowed => "METHOD_NOT_ALLOWED",
             Self::PayloadTooLarge => "PAYLOAD_TOO_LARGE",
@@ -217,6 +229,13 @@ impl ApiError {
                 "The adjustment would take the stock out of range; nothing changed."
             }
             Self::IdempotencyKeyReused => "This Idempotency-Key was used with a different request.",
+            Self::UnreadableEvents(types) => return Cow::Owned(unreadable_message(types)),
+            Self::WebhookEndpointLimit => {
+                return Cow::Owned(format!(
+                    "The shop already has {MAX_ENDPOINTS_PER_SHOP} webhook endpoints, the most it \
+                     may have; delete one first."
+                ));
+            }
             Self::RateLimited {
                 retry_after_seconds: 1,
             } => "Too many requests; retry after 1 second.",
@@ -264,6 +283,22 @@ impl ApiError {
     }
 }
 
+/// `This API key cannot receive order.created, order.updated: it lacks orders:read.`
+fn unreadable_message(types: &[EventType]) -> String {
+    let names: Vec<&str> = types.iter().map(|kind| kind.as_str()).collect();
+    let mut scopes: Vec<&str> = Vec::new();
+    for scope in types.iter().filter_map(|kind| kind.read_scope()) {
+        if !scopes.contains(&scope.as_str()) {
+            scopes.push(scope.as_str());
+        }
+    }
+    format!(
+        "This API key cannot receive {}: it lacks {}.",
+        names.join(", "),
+        scopes.join(", ")
+    )
+}
+
 /// `"NOT_ACCEPTABLE"` for 406 and so on; 5xx other than 503 are all `INTERNAL_ERROR`.
 fn status_code_name(status: StatusCode) -> Cow<'static, str> {
     match status {
@@ -306,12 +341,13 @@ impl ResponseError for ApiError {
     fn status_code(&self) -> StatusCode {
         match self {
             Self::Unauthorized => StatusCode::UNAUTHORIZED,
-            Self::Forbidden(_) => StatusCode::FORBIDDEN,
+            Self::Forbidden(_) | Self::UnreadableEvents(_) => StatusCode::FORBIDDEN,
             Self::Validation { .. } | Self::InvalidJson => StatusCode::BAD_REQUEST,
             Self::NotFound(_) => StatusCode::NOT_FOUND,
-            Self::StockNotTracked | Self::StockOutOfRange(_) | Self::IdempotencyKeyReused => {
-                StatusCode::UNPROCESSABLE_ENTITY
-            }
+            Self::StockNotTracked
+            | Self::StockOutOfRange(_)
+            | Self::IdempotencyKeyReused
+            | Self::WebhookEndpointLimit => StatusCode::UNPROCESSABLE_ENTITY,
             Self::RateLimited { .. } => StatusCode::TOO_MANY_REQUESTS,
             Self::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
             Self::PayloadTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
@@ -374,6 +410,10 @@ pub enum Resource {
     Order,
     Client,
     Variant,
+    /// API v2.
+    WebhookEndpoint,
+    /// An endpoint's delivery: the pair of ids in the path.
+    WebhookDelivery,
 }
 
 impl Resource {
@@ -383,6 +423,8 @@ impl Resource {
             Resource::Order => "No order has this id.",
             Resource::Client => "No client has this id.",
             Resource::Variant => "No variant has this id.",
+            Resource::WebhookEndpoint => "No webhook endpoint has this id.",
+            Resource::WebhookDelivery => "No delivery of this webhook endpoint has this id.",
         }
     }
 }
@@ -401,6 +443,30 @@ impl ApiError {
         move |error| match error {
             ReadError::NotFound => Self::not_found(resource),
             ReadError::Store(store) => store.into(),
+        }
+    }
+}
+
+impl ApiError {
+    /// The mapping of a webhook use case's error (API v2), for an endpoint acting on
+    /// `resource`: `.map_err(ApiError::webhooks(Resource::WebhookEndpoint))`. An invalid field
+    /// is a 400 naming it: `cursor` is the one query parameter the use cases judge, every
+    /// other field a body member. Like [`ApiError::reading`], there is no `From`, so that the
+    /// 404 always names the resource of the path.
+    pub fn webhooks(resource: Resource) -> impl Fn(EndpointError) -> Self {
+        move |error| match error {
+            EndpointError::Invalid { field, message } => {
+                let details = vec![FieldIssue::new(field, message)];
+                if field == "cursor" {
+                    Self::validation(details)
+                } else {
+                    Self::invalid_body(details)
+                }
+            }
+            EndpointError::Unreadable(types) => Self::UnreadableEvents(types),
+            EndpointError::LimitReached => Self::WebhookEndpointLimit,
+            EndpointError::NotFound => Self::not_found(resource),
+            EndpointError::Store(store) => store.into(),
         }
     }
 }
@@ -557,6 +623,51 @@ mod tests {
         let reused = ApiError::from(AdjustError::KeyReused);
         assert_eq!(reused.status_code(), StatusCode::UNPROCESSABLE_ENTITY);
         assert_eq!(reused.code(), "IDEMPOTENCY_KEY_REUSED");
+    }
+
+    #[test]
+    fn webhook_refusals_have_their_statuses_and_codes() {
+        let map = ApiError::webhooks(Resource::WebhookEndpoint);
+        let invalid = map(EndpointError::Invalid {
+            field: "url",
+            message: "must be https".into(),
+        });
+        assert_eq!(invalid.code(), "VALIDATION_ERROR");
+        assert_eq!(invalid.public_message(), "The request body is invalid.");
+        assert_eq!(
+            invalid.details()[0],
+            FieldIssue::new("url", "must be https")
+        );
+        let cursor = map(EndpointError::Invalid {
+            field: "cursor",
+            message: "is not a cursor of this list".into(),
+        });
+        assert_eq!(cursor.public_message(), "Invalid query parameters.");
+        let unreadable = map(EndpointError::Unreadable(vec![
+            EventType::OrderCreated,
+            EventType::OrderUpdated,
+            EventType::ClientCreated,
+        ]));
+        assert_eq!(unreadable.status_code(), StatusCode::FORBIDDEN);
+        assert_eq!(unreadable.code(), "INSUFFICIENT_SCOPE");
+        assert_eq!(
+            unreadable.public_message(),
+            "This API key cannot receive order.created, order.updated, client.created: it \
+             lacks orders:read, clients:read."
+        );
+        let limit = map(EndpointError::LimitReached);
+        assert_eq!(limit.status_code(), StatusCode::UNPROCESSABLE_ENTITY);
+        assert_eq!(limit.code(), "WEBHOOK_ENDPOINT_LIMIT");
+        assert!(limit.public_message().contains("16"));
+        let missing = ApiError::webhooks(Resource::WebhookDelivery)(EndpointError::NotFound);
+        assert_eq!(
+            missing.envelope(),
+            ApiError::not_found(Resource::WebhookDelivery).envelope()
+        );
+        let unavailable = map(EndpointError::Store(StoreError::Unavailable(
+            "timed out".into(),
+        )));
+        assert_eq!(unavailable.code(), "SERVICE_UNAVAILABLE");
     }
 
     #[test]

@@ -20,9 +20,9 @@
 //!   has failed too often), the key's rate limit (429), the shop's plan, its subscription and
 //!   the key's scope (403), query validation (400), then the lookup (404): 401 -> 429 -> 403 ->
 //!   400 -> 404. Handlers therefore authenticate before they look at the query string, and the
-//!   one write (`POST /stock/adjustments`) before it reads a byte of its body. Every request
-//!   with a valid key is counted whatever its outcome, and its response carries the budget's
-//!   headers (see `auth` and `rate_limit`).
+//!   writes (`POST /stock/adjustments`, v2's webhook endpoints) before they read a byte of their
+//!   body. Every request with a valid key is counted whatever its outcome, and its response
+//!   carries the budget's headers (see `auth` and `rate_limit`).
 
 use std::sync::Arc;
 

@@ -30,7 +30,11 @@ use utoipa_swagger_ui::{Config, SwaggerUi};
 
 use crate::api_version::ApiVersion;
 use crate::dto::schemas;
-use crate::handlers::{clients, loyalty, me, orders, products, responses, stock};
+use crate::dto::webhook::{
+    CreatedWebhookEndpointDto, DeliveryDto, LoggedEventDto, QueuedDto, StockEvent, TestEventDto,
+    WebhookEndpointDto, WebhookSecretDto,
+};
+use crate::handlers::{clients, events, loyalty, me, orders, products, responses, stock, webhooks};
 
 /// Where v1's document is served.
 pub const DOCUMENT_PATH: &str = ApiVersion::V1.document_path();
@@ -90,6 +94,48 @@ const BEARER: &str = "bearerAuth";
     ),
 )]
 struct ApiDoc;
+
+/// What API v2 adds to v1's operations (issue 34), merged into v2's document only.
+#[derive(OpenApi)]
+#[openapi(
+    paths(
+        webhooks::list,
+        webhooks::create,
+        webhooks::show,
+        webhooks::update,
+        webhooks::delete,
+        webhooks::rotate_secret,
+        webhooks::send_test,
+        webhooks::deliveries,
+        webhooks::retry,
+        webhooks::recover,
+        events::list,
+    ),
+    components(schemas(
+        WebhookEndpointDto,
+        CreatedWebhookEndpointDto,
+        WebhookSecretDto,
+        TestEventDto,
+        QueuedDto,
+        DeliveryDto,
+        LoggedEventDto,
+        StockEvent,
+        crate::dto::event::CauseDto,
+        schemas::EventSubscription,
+        schemas::EventTypeName,
+        schemas::EndpointStatusName,
+        schemas::DisabledReasonName,
+        schemas::DeliveryStatusName,
+        schemas::WebhookEndpointCreationBody,
+        schemas::WebhookEndpointChangeBody,
+        schemas::WebhookRecoveryBody,
+    )),
+    tags(
+        (name = "webhooks", description = "The shop's webhook endpoints, their secrets and deliveries (v2)."),
+        (name = "events", description = "The shop's event log, as webhook receivers are sent it (v2)."),
+    ),
+)]
+struct V2Additions;
 
 /// What the derive cannot say: the bearer scheme and the shared responses; and no license
 /// (the derive copies the crate's `UNLICENSED`, which is not an SPDX identifier and says
@@ -164,7 +210,8 @@ fn render(version: ApiVersion) -> String {
 }
 
 /// v1's document as v2 serves it: every path and every mention of one under `/api/v2`, the
-/// version `2.0.0`, a description that says what v2 is, and every scope a key can hold.
+/// version `2.0.0`, a description that says what v2 is, and every scope a key can hold; then
+/// the operations v2 adds ([`V2Additions`]).
 fn into_v2(v1: Value) -> Value {
     let text = serde_json::to_string(&v1).expect("a JSON value serializes to text");
     let mut document: Value =
@@ -176,7 +223,36 @@ fn into_v2(v1: Value) -> Value {
         Value::from(format!("{}\n{description}", include_str!("openapi/v2.md")));
     document["components"]["schemas"]["Scope"]["enum"] =
         Scope::ALL.iter().map(|scope| scope.as_str()).collect();
+    let synced_at = &mut document["components"]["schemas"]["PageInfo"]["properties"]["syncedAt"];
+    synced_at["type"] = serde_json::json!(["string", "null"]);
+    let described = synced_at["description"].as_str().unwrap_or_default();
+    synced_at["description"] = Value::from(format!(
+        "{described}\n`null` on the lists v2 adds (webhook endpoints, deliveries, events), which \
+         take no `updatedSince`."
+    ));
+    add(
+        &mut document,
+        serde_json::to_value(V2Additions::openapi()).expect("the additions serialize to JSON"),
+    );
     document
+}
+
+/// Adds `more`'s paths, schemas and tags to `document`; a schema both name is v1's.
+fn add(document: &mut Value, more: Value) {
+    for pointer in ["/paths", "/components/schemas"] {
+        let added = more.pointer(pointer).and_then(Value::as_object).cloned();
+        let target = document.pointer_mut(pointer).and_then(Value::as_object_mut);
+        if let (Some(added), Some(target)) = (added, target) {
+            for (name, value) in added {
+                target.entry(name).or_insert(value);
+            }
+        }
+    }
+    if let (Some(Value::Array(tags)), Some(Value::Array(more_tags))) =
+        (document.get_mut("tags"), more.get("tags"))
+    {
+        tags.extend(more_tags.iter().cloned());
+    }
 }
 
 /// Marks the headers each response always carries as `required` (utoipa's `Header` cannot),

@@ -27,17 +27,26 @@ impl<T> PathId<T> {
     }
 }
 
+impl<T: FromStr<Err = InvalidId>> PathId<T> {
+    /// The route's segment `{name}`, as the router decoded it: the second id of a path that
+    /// has two (`/webhook-endpoints/{id}/deliveries/{deliveryId}/retry`).
+    pub fn segment(request: &HttpRequest, name: &str) -> Self {
+        Self(
+            request
+                .match_info()
+                .get(name)
+                .and_then(|text| text.parse().ok()),
+        )
+    }
+}
+
 impl<T: FromStr<Err = InvalidId>> FromRequest for PathId<T> {
     type Error = Infallible;
     type Future = Ready<Result<Self, Infallible>>;
 
     fn from_request(request: &HttpRequest, _: &mut Payload) -> Self::Future {
-        // The segment as the router decoded it; only the routes with `{id}` take a `PathId`.
-        let id = request
-            .match_info()
-            .get("id")
-            .and_then(|text| text.parse().ok());
-        ready(Ok(Self(id)))
+        // Only the routes with `{id}` take a `PathId`.
+        ready(Ok(Self::segment(request, "id")))
     }
 }
 

@@ -1,8 +1,9 @@
 //! Every route of the API, in one place: v1's operations, served under `/api/v1` and again,
-//! unchanged, under `/api/v2` (`api_version`). A read endpoint is one `read(...)` line: it
-//! answers GET and HEAD; a write endpoint is one `write(...)` line: it answers POST. Both catch
-//! a panicking handler, and any other method gets actix's 405 (with `Allow`), which the
-//! envelope middleware turns into the JSON envelope. The OpenAPI documents and the docs page,
+//! unchanged, under `/api/v2` (`api_version`), and the operations v2 adds, under `/api/v2`
+//! only. A read endpoint is one `read(...)` line: it answers GET and HEAD; a write endpoint is
+//! one `write(...)` line: it answers POST; a path with several methods is one `web::resource`
+//! listing them. All catch a panicking handler, and any other method gets actix's 405 (with
+//! `Allow`), which the envelope middleware turns into the JSON envelope. The OpenAPI documents and the docs page,
 //! which need no key, are registered by `openapi::configure_documents` and
 //! `openapi::configure_docs_page`.
 
@@ -12,14 +13,18 @@ use actix_web::middleware::from_fn;
 use actix_web::{Error, FromRequest, Handler, Resource, Responder, Scope, web};
 
 use crate::api_version::ApiVersion;
-use crate::handlers::{clients, loyalty, me, orders, products, stock};
+use crate::handlers::{clients, events, loyalty, me, orders, products, stock, webhooks};
 use crate::middleware::catch_panic::catch_panic;
 use crate::openapi;
 
 pub fn configure(config: &mut web::ServiceConfig) {
     openapi::configure_documents(config);
     for version in ApiVersion::ALL {
-        config.service(v1_operations(web::scope(version.prefix())));
+        let scope = v1_operations(web::scope(version.prefix()));
+        config.service(match version {
+            ApiVersion::V1 => scope,
+            ApiVersion::V2 => v2_operations(scope),
+        });
     }
     openapi::configure_docs_page(config);
 }
@@ -39,6 +44,41 @@ fn v1_operations(scope: Scope) -> Scope {
         .service(read("/orders/{id}", orders::show))
         .service(read("/clients/{id}", clients::show))
         .service(read("/clients/{id}/loyalty", loyalty::show))
+}
+
+/// The operations API v2 adds (issue 34): the webhook endpoints and the event log.
+fn v2_operations(scope: Scope) -> Scope {
+    scope
+        .service(
+            web::resource("/webhook-endpoints")
+                .route(web::get().to(webhooks::list))
+                .route(web::head().to(webhooks::list))
+                .route(web::post().to(webhooks::create))
+                .wrap(from_fn(catch_panic)),
+        )
+        .service(read("/events", events::list))
+        .service(
+            web::resource("/webhook-endpoints/{id}")
+                .route(web::get().to(webhooks::show))
+                .route(web::head().to(webhooks::show))
+                .route(web::patch().to(webhooks::update))
+                .route(web::delete().to(webhooks::delete))
+                .wrap(from_fn(catch_panic)),
+        )
+        .service(write(
+            "/webhook-endpoints/{id}/secret/rotate",
+            webhooks::rotate_secret,
+        ))
+        .service(write("/webhook-endpoints/{id}/test", webhooks::send_test))
+        .service(read(
+            "/webhook-endpoints/{id}/deliveries",
+            webhooks::deliveries,
+        ))
+        .service(write(
+            "/webhook-endpoints/{id}/deliveries/{deliveryId}/retry",
+            webhooks::retry,
+        ))
+        .service(write("/webhook-endpoints/{id}/recover", webhooks::recover))
 }
 
 /// A resource answering GET and HEAD with `handler`. actix-http drops the body of HEAD

@@ -72,7 +72,7 @@ struct StockEventDto {
 
 /// What moved a stock entry; only the fields that apply to its kind.
 #[derive(Debug, Serialize, ToSchema)]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 #[schema(as = StockCause)]
 pub struct CauseDto {
     /// `adjustment`, `tracking` or `import`.

@@ -26,3 +26,4 @@ pub mod page;
 pub mod product;
 pub(crate) mod schemas;
 pub mod stock;
+pub mod webhook;

@@ -65,16 +65,46 @@ impl<T: Serialize> ListDto<T> {
     }
 }
 
+impl<T: Serialize> ListDto<T> {
+    /// The 200 response, written by serde_json: for items that embed raw JSON
+    /// (`serde_json::value::RawValue`, `GET /api/v2/events`), which serde_json writes as it is
+    /// and sonic-rs does not know.
+    pub fn into_exact_response(self) -> Result<HttpResponse, ApiError> {
+        let body = serde_json::to_vec(&self).map_err(ApiError::internal)?;
+        Ok(HttpResponse::Ok()
+            .content_type(ContentType::json())
+            .body(body))
+    }
+}
+
 impl<T> ListDto<T> {
+    /// A list whose items are made from the page's rows by a conversion that may fail (a
+    /// corrupt row).
+    pub fn try_from_page<'page, U, E>(
+        page: &'page Page<U>,
+        to_dto: impl Fn(&'page U) -> Result<T, E>,
+    ) -> Result<Self, E> {
+        Ok(Self {
+            data: page.items.iter().map(to_dto).collect::<Result<_, _>>()?,
+            page_info: PageInfoDto::of(page),
+        })
+    }
+
     pub fn from_page<'page, U>(page: &'page Page<U>, to_dto: impl Fn(&'page U) -> T) -> Self {
         Self {
             data: page.items.iter().map(to_dto).collect(),
-            page_info: PageInfoDto {
-                has_more: page.has_more,
-                next_cursor: page.next_cursor.clone(),
-                limit: page.limit.get(),
-                synced_at: page.synced_at,
-            },
+            page_info: PageInfoDto::of(page),
+        }
+    }
+}
+
+impl PageInfoDto {
+    fn of<U>(page: &Page<U>) -> Self {
+        Self {
+            has_more: page.has_more,
+            next_cursor: page.next_cursor.clone(),
+            limit: page.limit.get(),
+            synced_at: page.synced_at,
         }
     }
 }

@@ -8,6 +8,7 @@ use std::borrow::Cow;
 use serde_json::json;
 use shop_domain::order;
 use shop_domain::scope::Scope;
+use shop_domain::webhook::{DeliveryStatus, EventType, MAX_DESCRIPTION_LEN};
 use utoipa::openapi::schema::{AnyOfBuilder, ObjectBuilder, OneOfBuilder, Schema, Type};
 use utoipa::openapi::{KnownFormat, RefOr, SchemaFormat};
 use utoipa::{PartialSchema, ToSchema};
@@ -73,6 +74,53 @@ enum_schema!(
      later version.",
     // API v1's ten; the v2 document lists every scope (`openapi::into_v2`).
     Scope::V1.iter().map(|scope| scope.as_str())
+);
+
+enum_schema!(
+    /// An entry of a webhook endpoint's `events` (API v2).
+    EventSubscription,
+    "EventSubscription",
+    "An event type an endpoint receives, or `*` alone: every type whose resource the creating \
+     key could read, now and as types are added. `ping` cannot be subscribed to.",
+    std::iter::once("*").chain(EventType::SUBSCRIBABLE.iter().map(|kind| kind.as_str()))
+);
+
+enum_schema!(
+    /// An event's `type` (API v2).
+    EventTypeName,
+    "EventType",
+    "What changed: a product, an order or a client created or updated, or a stock entry moved; \
+     `ping` is sent only by an endpoint's test.",
+    EventType::SUBSCRIBABLE
+        .iter()
+        .chain([EventType::Ping].iter())
+        .map(|kind| kind.as_str())
+);
+
+enum_schema!(
+    /// A webhook endpoint's `status` (API v2).
+    EndpointStatusName,
+    "WebhookEndpointStatus",
+    "Whether the endpoint is sent its events.",
+    ["enabled", "disabled"]
+);
+
+enum_schema!(
+    /// A webhook endpoint's `disabledReason` (API v2).
+    DisabledReasonName,
+    "DisabledReason",
+    "Why an endpoint is disabled: its receiver answered 410 (`gone`), its deliveries failed for \
+     days (`failing`), or a person disabled it (`manual`).",
+    ["gone", "failing", "manual"]
+);
+
+enum_schema!(
+    /// A delivery's `status` (API v2).
+    DeliveryStatusName,
+    "DeliveryStatus",
+    "An attempt made (`succeeded`, `failed`), an event waiting for its next attempt \
+     (`pending`), or one a newer event of its resource replaced (`superseded`).",
+    DeliveryStatus::ALL.iter().map(|status| status.as_str())
 );
 
 /// The `active` filter of `GET /products`.
@@ -184,3 +232,89 @@ fn quantity() -> Schema {
         .examples([json!(-2), json!(12)])
         .into()
 }
+
+/// The body of `POST /api/v2/webhook-endpoints`; every problem of its shape is reported at
+/// once, then the first rule the values break.
+//
+// Read by hand (`handlers::webhooks::members`); this type only describes it.
+#[derive(serde::Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[schema(
+    as = WebhookEndpointCreation,
+    examples(json!({
+        "url": "https://erp.example.com/hooks/shop",
+        "events": ["order.created", "order.updated"],
+        "description": "ERP orders"
+    }))
+)]
+#[expect(
+    dead_code,
+    reason = "describes the request body for the OpenAPI document only"
+)]
+pub struct WebhookEndpointCreationBody {
+    /// An absolute `https` URL of at most 2,048 characters, without user, password or
+    /// fragment, whose host is not a loopback, private, link-local or otherwise non-public
+    /// address (nor `localhost`).
+    #[schema(format = "uri", max_length = 2048)]
+    url: String,
+    /// The types to receive, or `["*"]`. Each listed type needs the read scope of its
+    /// resource (`order.*`: `orders:read`), or the answer is 403 `INSUFFICIENT_SCOPE`.
+    #[schema(value_type = Vec<EventSubscription>, min_items = 1)]
+    events: Vec<String>,
+    /// At most 500 characters; absent or `null`: none.
+    #[serde(default)]
+    #[schema(max_length = 500)]
+    description: Option<String>,
+}
+
+/// The body of `PATCH /api/v2/webhook-endpoints/{id}`: a JSON merge patch (RFC 7396) of the
+/// endpoint's four writable members, sent as `application/json`. A member left out is left
+/// as it is; `description: null` clears the description; any other member is refused by name.
+#[derive(serde::Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[schema(
+    as = WebhookEndpointChange,
+    examples(json!({"status": "disabled", "description": null}))
+)]
+#[expect(
+    dead_code,
+    reason = "describes the request body for the OpenAPI document only"
+)]
+pub struct WebhookEndpointChangeBody {
+    /// As at the creation.
+    #[serde(default)]
+    #[schema(format = "uri", max_length = 2048)]
+    url: String,
+    /// As at the creation; checked against the scopes of the key making the change, and from
+    /// then on covers what that key may read.
+    #[serde(default)]
+    #[schema(value_type = Vec<EventSubscription>, min_items = 1)]
+    events: Vec<String>,
+    /// At most 500 characters; `null` or `""` clears it.
+    #[serde(default)]
+    #[schema(max_length = 500)]
+    description: Option<String>,
+    /// `disabled` stops deliveries (`disabledReason: manual`); `enabled` resumes them,
+    /// whatever disabled the endpoint, and its pending events are sent.
+    #[serde(default)]
+    #[schema(value_type = EndpointStatusName)]
+    status: String,
+}
+
+/// The body of `POST /api/v2/webhook-endpoints/{id}/recover`.
+#[derive(serde::Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[schema(as = WebhookRecovery, examples(json!({"since": "2026-11-21T09:30:00Z"})))]
+#[expect(
+    dead_code,
+    reason = "describes the request body for the OpenAPI document only"
+)]
+pub struct WebhookRecoveryBody {
+    /// Queue, for every resource changed since then (an RFC 3339 instant with an offset, or a
+    /// `YYYY-MM-DD` date from 00:00 UTC), its newest event the endpoint was not delivered.
+    #[schema(value_type = DateOrInstant)]
+    since: String,
+}
+
+/// The longest `description` of a webhook endpoint, as the document states it.
+const _: () = assert!(MAX_DESCRIPTION_LEN == 500);

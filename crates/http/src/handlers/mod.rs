@@ -4,6 +4,7 @@
 //! `crate::openapi` gathers into the document.
 
 pub mod clients;
+pub mod events;
 pub mod fallback;
 pub mod health;
 pub mod loyalty;
@@ -13,3 +14,4 @@ pub(crate) mod params;
 pub mod products;
 pub(crate) mod responses;
 pub mod stock;
+pub mod webhooks;

@@ -13,7 +13,10 @@
 
 use utoipa::IntoParams;
 
-use crate::dto::schemas::{ActiveFilter, DateOrInstant, OrderSource, OrderStatus, PaymentStatus};
+use crate::dto::schemas::{
+    ActiveFilter, DateOrInstant, DeliveryStatusName, EventTypeName, OrderSource, OrderStatus,
+    PaymentStatus,
+};
 
 /// `GET /api/v1/products`.
 #[derive(IntoParams)]
@@ -150,6 +153,68 @@ pub struct IdPath {
     /// exist answers 404.
     #[param(pattern = "^[A-Za-z0-9_.:-]{1,64}$")]
     id: String,
+}
+
+/// `GET /api/v2/webhook-endpoints`.
+#[derive(IntoParams)]
+#[into_params(parameter_in = Query, rename_all = "camelCase")]
+pub struct WebhookListParams {
+    /// The `pageInfo.nextCursor` of the previous page (by id).
+    #[param(required = false)]
+    cursor: String,
+    /// The page size.
+    #[param(required = false, minimum = 1, maximum = 100, default = 20)]
+    limit: i64,
+}
+
+/// `GET /api/v2/webhook-endpoints/{id}/deliveries`.
+#[derive(IntoParams)]
+#[into_params(parameter_in = Query, rename_all = "camelCase")]
+pub struct DeliveryListParams {
+    /// Only the rows of this status.
+    #[param(required = false, value_type = DeliveryStatusName)]
+    status: String,
+    /// The `pageInfo.nextCursor` of the previous page (newest first). Send the same `status`
+    /// with every page.
+    #[param(required = false)]
+    cursor: String,
+    /// The page size.
+    #[param(required = false, minimum = 1, maximum = 100, default = 20)]
+    limit: i64,
+}
+
+/// `GET /api/v2/events`.
+#[derive(IntoParams)]
+#[into_params(parameter_in = Query, rename_all = "camelCase")]
+pub struct EventListParams {
+    /// Only the events of this type (`ping` is not listed). A type whose resource the key
+    /// cannot read lists nothing.
+    #[param(rename = "type", required = false, value_type = EventTypeName)]
+    kind: String,
+    /// Only the events created at or after this moment: an RFC 3339 instant with an offset,
+    /// or a `YYYY-MM-DD` date (from 00:00 UTC).
+    #[param(required = false, value_type = DateOrInstant)]
+    since: String,
+    /// The `pageInfo.nextCursor` of the previous page (commit order). Send the same `type`
+    /// and `since` with every page.
+    #[param(required = false)]
+    cursor: String,
+    /// The page size.
+    #[param(required = false, minimum = 1, maximum = 100, default = 20)]
+    limit: i64,
+}
+
+/// The two ids of a delivery's path.
+#[derive(IntoParams)]
+#[into_params(parameter_in = Path)]
+pub struct DeliveryPath {
+    /// The endpoint's id. An id that is unknown, of another shop or that cannot exist answers
+    /// 404.
+    #[param(pattern = "^[A-Za-z0-9_.:-]{1,64}$")]
+    id: String,
+    /// The delivery's `id`, as `/deliveries` lists it.
+    #[param(rename = "deliveryId", pattern = "^[A-Za-z0-9_.:-]{1,64}$")]
+    delivery_id: String,
 }
 
 /// The optional `Idempotency-Key` of a stock adjustment.

@@ -12,6 +12,7 @@ use std::collections::BTreeMap;
 use serde_json::{Value, json};
 use shop_domain::access::AccessDenied;
 use shop_domain::scope::Operation;
+use shop_domain::webhook::EventType;
 use shop_ports::StoreError;
 use shop_ports::usecase::ReadError;
 use utoipa::openapi::example::ExampleBuilder;
@@ -28,6 +29,10 @@ use crate::dto::order::OrderDto;
 use crate::dto::page::{DataDto, ListDto};
 use crate::dto::product::ProductDto;
 use crate::dto::stock::{StockAdjustmentDto, StockEntryDto};
+use crate::dto::webhook::{
+    CreatedWebhookEndpointDto, DeliveryDto, LoggedEventDto, QueuedDto, TestEventDto,
+    WebhookEndpointDto, WebhookSecretDto,
+};
 use crate::error::{ApiError, Envelope, FieldIssue, Resource};
 
 /// The extension listing the headers a response always carries; removed by
@@ -304,6 +309,11 @@ fn common(operation: Operation) -> Responses {
 
 /// 403 with the refusals that apply to `operation` (no scope check on `/me`).
 fn forbidden(operation: Operation) -> RefOr<Response> {
+    forbidden_also(operation, "")
+}
+
+/// 403 with the refusals that apply to `operation`, and `more` said of them.
+fn forbidden_also(operation: Operation, more: &str) -> RefOr<Response> {
     let mut errors = vec![
         ApiError::Forbidden(AccessDenied::FeatureNotInPlan),
         ApiError::Forbidden(AccessDenied::SubscriptionInactive),
@@ -321,6 +331,7 @@ fn forbidden(operation: Operation) -> RefOr<Response> {
             required.as_str()
         ));
     }
+    description.push_str(more);
     Reply::new(description)
         .errors(&errors)
         .rate_limit(true)
@@ -532,4 +543,210 @@ fn adjustment_responses() -> Responses {
         .build(),
     );
     responses
+}
+
+/// The 403s of a write that lists event types: the key's scope, and the types' read scopes.
+fn forbidden_events(operation: Operation) -> RefOr<Response> {
+    let example = ApiError::UnreadableEvents(vec![EventType::OrderCreated]);
+    forbidden_also(
+        operation,
+        &format!(
+            " `INSUFFICIENT_SCOPE` also when `events` lists a type whose resource the key cannot \
+             read, naming the types and the scopes they need: \"{}\"",
+            example.public_message()
+        ),
+    )
+}
+
+/// 400 for a write's body.
+fn invalid_body(details: Vec<FieldIssue>, description: &str) -> RefOr<Response> {
+    Reply::new(format!(
+        "`INVALID_JSON`: the body is not JSON. `VALIDATION_ERROR`: the `Content-Type` is not \
+         `application/json` (detail `Content-Type`), a query parameter was given, the body is \
+         not an object, or a member is unknown, repeated or of the wrong type (every such \
+         problem at once); {description}"
+    ))
+    .errors(&[ApiError::InvalidJson, ApiError::invalid_body(details)])
+    .rate_limit(true)
+    .build()
+}
+
+fn too_large() -> RefOr<Response> {
+    Reply::new("`PAYLOAD_TOO_LARGE`: the body is larger than 64 KiB.")
+        .errors(&[ApiError::PayloadTooLarge])
+        .rate_limit(true)
+        .build()
+}
+
+fn no_endpoint() -> RefOr<Response> {
+    not_found(
+        Resource::WebhookEndpoint,
+        "`NOT_FOUND`: no webhook endpoint of the key's shop has this id (unknown, of another \
+         shop, or an id that cannot exist: the same body for all three).",
+    )
+}
+
+/// The answer of a write on one endpoint that takes no body.
+fn endpoint_action<T: ToSchema>(operation: Operation, status: &str, what: &str) -> Responses {
+    let mut responses = common(operation);
+    responses.insert(
+        status.into(),
+        Reply::new(what)
+            .json(DataDto::<T>::schema())
+            .rate_limit(true)
+            .build(),
+    );
+    responses.insert("400".into(), no_parameters());
+    responses.insert("404".into(), no_endpoint());
+    responses
+}
+
+operation_responses! {
+    /// `GET /api/v2/webhook-endpoints`.
+    ListWebhookEndpoints => page::<WebhookEndpointDto>(
+        Operation::ListWebhookEndpoints,
+        "the shop's webhook endpoints, by id",
+    );
+    /// `POST /api/v2/webhook-endpoints`.
+    CreateWebhookEndpoint => {
+        let mut responses = common(Operation::CreateWebhookEndpoint);
+        responses.insert(
+            "201".into(),
+            Reply::new(
+                "Created and enabled: the endpoint, with its signing `secret` (shown this once), \
+                 in `data`.",
+            )
+            .json(DataDto::<CreatedWebhookEndpointDto>::schema())
+            .rate_limit(true)
+            .build(),
+        );
+        responses.insert(
+            "400".into(),
+            invalid_body(
+                vec![FieldIssue::new("url", "must use https")],
+                "then the first member whose value is refused (`url`, `events`, `description`), \
+                 named in `details`.",
+            ),
+        );
+        responses.insert("403".into(), forbidden_events(Operation::CreateWebhookEndpoint));
+        responses.insert("413".into(), too_large());
+        responses.insert(
+            "422".into(),
+            Reply::new(
+                "`WEBHOOK_ENDPOINT_LIMIT`: the shop already has 16 endpoints, the most it may \
+                 have; nothing was created.",
+            )
+            .errors(&[ApiError::WebhookEndpointLimit])
+            .rate_limit(true)
+            .build(),
+        );
+        responses
+    };
+    /// `GET /api/v2/webhook-endpoints/{id}`.
+    ShowWebhookEndpoint => single::<WebhookEndpointDto>(
+        Operation::GetWebhookEndpoint,
+        Resource::WebhookEndpoint,
+        "webhook endpoint",
+    );
+    /// `PATCH /api/v2/webhook-endpoints/{id}`.
+    UpdateWebhookEndpoint => {
+        let mut responses = common(Operation::UpdateWebhookEndpoint);
+        responses.insert(
+            "200".into(),
+            Reply::new("Changed: the endpoint as it now is, in `data`.")
+                .json(DataDto::<WebhookEndpointDto>::schema())
+                .rate_limit(true)
+                .build(),
+        );
+        responses.insert(
+            "400".into(),
+            invalid_body(
+                vec![FieldIssue::new("secret", "is not a known field")],
+                "then the first member whose value is refused, named in `details`.",
+            ),
+        );
+        responses.insert("403".into(), forbidden_events(Operation::UpdateWebhookEndpoint));
+        responses.insert("404".into(), no_endpoint());
+        responses.insert("413".into(), too_large());
+        responses
+    };
+    /// `DELETE /api/v2/webhook-endpoints/{id}`.
+    DeleteWebhookEndpoint => {
+        let mut responses = common(Operation::DeleteWebhookEndpoint);
+        responses.insert(
+            "204".into(),
+            Reply::new("Deleted, with its deliveries; no body.")
+                .rate_limit(true)
+                .build(),
+        );
+        responses.insert("400".into(), no_parameters());
+        responses.insert("404".into(), no_endpoint());
+        responses
+    };
+    /// `POST /api/v2/webhook-endpoints/{id}/secret/rotate`.
+    RotateWebhookSecret => endpoint_action::<WebhookSecretDto>(
+        Operation::RotateWebhookSecret,
+        "200",
+        "The new signing secret, shown this once, in `data`; the previous one keeps signing \
+         beside it for 24 hours.",
+    );
+    /// `POST /api/v2/webhook-endpoints/{id}/test`.
+    TestWebhookEndpoint => endpoint_action::<TestEventDto>(
+        Operation::TestWebhookEndpoint,
+        "202",
+        "Queued: the `ping` event's id, in `data`.",
+    );
+    /// `GET /api/v2/webhook-endpoints/{id}/deliveries`.
+    ListWebhookDeliveries => {
+        let mut responses = page::<DeliveryDto<'static>>(
+            Operation::ListWebhookDeliveries,
+            "the endpoint's deliveries, newest first",
+        );
+        responses.insert("404".into(), no_endpoint());
+        responses
+    };
+    /// `POST /api/v2/webhook-endpoints/{id}/deliveries/{deliveryId}/retry`.
+    RetryWebhookDelivery => {
+        let mut responses = endpoint_action::<QueuedDto>(
+            Operation::RetryWebhookDelivery,
+            "202",
+            "Queued (`queued` is 1): the newest event of the delivery's resource is sent again \
+             at once.",
+        );
+        responses.insert(
+            "404".into(),
+            not_found(
+                Resource::WebhookDelivery,
+                "`NOT_FOUND`: the key's shop has no such endpoint, or the endpoint no such \
+                 delivery (or an id cannot exist): the same body for all.",
+            ),
+        );
+        responses
+    };
+    /// `POST /api/v2/webhook-endpoints/{id}/recover`.
+    RecoverWebhookEndpoint => {
+        let mut responses = endpoint_action::<QueuedDto>(
+            Operation::RecoverWebhookEndpoint,
+            "202",
+            "Queued: how many resources' newest events will be sent, in `data`; the endpoint is \
+             enabled.",
+        );
+        responses.insert(
+            "400".into(),
+            invalid_body(
+                vec![FieldIssue::new(
+                    "since",
+                    "expected an RFC 3339 instant (2026-11-21T09:30:00Z) or a date (2026-11-21)",
+                )],
+                "`since` missing or not an instant or a date.",
+            ),
+        );
+        responses.insert("413".into(), too_large());
+        responses
+    };
+    /// `GET /api/v2/events`.
+    ListEvents => page::<LoggedEventDto<'static>>(
+        Operation::ListEvents,
+        "the shop's events, in commit order",
+    );
 }

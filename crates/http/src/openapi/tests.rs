@@ -23,6 +23,28 @@ fn document() -> Value {
     serde_json::from_str(&openapi_json()).expect("the document is JSON")
 }
 
+fn document_v2() -> Value {
+    serde_json::from_str(&openapi_v2_json()).expect("the v2 document is JSON")
+}
+
+/// The operations v2 adds to v1's (issue 34).
+const V2_OPERATIONS: [(&str, &str); 11] = [
+    ("get", "/api/v2/webhook-endpoints"),
+    ("post", "/api/v2/webhook-endpoints"),
+    ("get", "/api/v2/webhook-endpoints/{id}"),
+    ("patch", "/api/v2/webhook-endpoints/{id}"),
+    ("delete", "/api/v2/webhook-endpoints/{id}"),
+    ("post", "/api/v2/webhook-endpoints/{id}/secret/rotate"),
+    ("post", "/api/v2/webhook-endpoints/{id}/test"),
+    ("get", "/api/v2/webhook-endpoints/{id}/deliveries"),
+    (
+        "post",
+        "/api/v2/webhook-endpoints/{id}/deliveries/{deliveryId}/retry",
+    ),
+    ("post", "/api/v2/webhook-endpoints/{id}/recover"),
+    ("get", "/api/v2/events"),
+];
+
 /// `(method, path, operation)` of every operation.
 fn operations(document: &Value) -> Vec<(String, String, Value)> {
     let mut found = Vec::new();
@@ -98,7 +120,13 @@ fn the_document_is_openapi_3_1_with_the_ten_operations_of_the_spec() {
 
 #[test]
 fn every_operation_is_secured_and_answers_every_common_status_in_json() {
-    let document = document();
+    for document in [document(), document_v2()] {
+        every_operation_is_secured(&document);
+    }
+}
+
+fn every_operation_is_secured(document: &Value) {
+    let document = document.clone();
     assert_eq!(
         document["security"],
         serde_json::json!([{ "bearerAuth": [] }])
@@ -129,13 +157,18 @@ fn every_operation_is_secured_and_answers_every_common_status_in_json() {
         }
         for (status, response) in responses {
             let response = resolve(&document, response);
-            let content = response["content"].as_object().expect("a body");
-            let types: Vec<&String> = content.keys().collect();
-            assert_eq!(types, ["application/json"], "{method} {path} {status}");
             assert_eq!(
                 response["headers"]["X-Request-Id"]["required"], true,
                 "{method} {path} {status}"
             );
+            // A deletion's 204 is the one answer without a body.
+            if status == "204" {
+                assert_eq!((method.as_str(), response.get("content")), ("delete", None));
+                continue;
+            }
+            let content = response["content"].as_object().expect("a body");
+            let types: Vec<&String> = content.keys().collect();
+            assert_eq!(types, ["application/json"], "{method} {path} {status}");
         }
     }
 }
@@ -168,8 +201,9 @@ fn every_reference_resolves() {
             _ => {}
         }
     }
-    let document = document();
-    visit(&document, &document);
+    for document in [document(), document_v2()] {
+        visit(&document, &document);
+    }
 }
 
 #[test]
@@ -221,7 +255,12 @@ fn rate_limit_headers_are_required_only_where_always_sent() {
 
 #[test]
 fn every_response_property_is_required_because_nulls_are_never_omitted() {
-    let document = document();
+    for document in [document(), document_v2()] {
+        every_property_is_required(&document);
+    }
+}
+
+fn every_property_is_required(document: &Value) {
     let schemas = document["components"]["schemas"]
         .as_object()
         .expect("schemas");
@@ -236,8 +275,14 @@ fn every_response_property_is_required_because_nulls_are_never_omitted() {
             .filter_map(Value::as_str)
             .collect();
         for property in properties.keys() {
-            // The one member serde leaves out when empty.
-            let optional = name == "ErrorBody" && property == "details";
+            // The members serde leaves out when empty, and those a request may leave out.
+            let optional = match name.as_str() {
+                "ErrorBody" => property == "details",
+                "StockCause" => property != "kind",
+                "WebhookEndpointCreation" => property == "description",
+                "WebhookEndpointChange" => true,
+                _ => false,
+            };
             assert_eq!(
                 required.contains(property.as_str()),
                 !optional,
@@ -252,17 +297,26 @@ fn every_response_property_is_required_because_nulls_are_never_omitted() {
 #[test]
 fn list_parameters_are_the_ones_the_handlers_parse() {
     let document = document();
-    for (path, accepted) in [
-        ("/api/v1/products", products::LIST_PARAMETERS),
-        ("/api/v1/orders", orders::LIST_PARAMETERS),
-        ("/api/v1/stock", stock::LIST_PARAMETERS),
-        ("/api/v1/clients", clients::LIST_PARAMETERS),
+    let v2 = document_v2();
+    for (document, path, accepted) in [
+        (&document, "/api/v1/products", products::LIST_PARAMETERS),
+        (&document, "/api/v1/orders", orders::LIST_PARAMETERS),
+        (&document, "/api/v1/stock", stock::LIST_PARAMETERS),
+        (&document, "/api/v1/clients", clients::LIST_PARAMETERS),
+        (&v2, "/api/v2/webhook-endpoints", webhooks::LIST_PARAMETERS),
+        (
+            &v2,
+            "/api/v2/webhook-endpoints/{id}/deliveries",
+            webhooks::DELIVERY_PARAMETERS,
+        ),
+        (&v2, "/api/v2/events", events::LIST_PARAMETERS),
     ] {
-        let parameters = operation(&document, "get", path)["parameters"].clone();
+        let parameters = operation(document, "get", path)["parameters"].clone();
         let documented: Vec<&str> = parameters
             .as_array()
             .into_iter()
             .flatten()
+            .filter(|parameter| parameter["in"] != "path")
             .map(|parameter| {
                 assert_eq!(parameter["in"], "query", "{path}");
                 assert_eq!(parameter["required"], false, "{path}");
@@ -427,7 +481,7 @@ fn v2s_document_is_v1s_operations_under_api_v2_with_every_scope() {
         })
         .collect();
     let found = operations(&v2);
-    assert_eq!(found.len(), under_v2.len());
+    assert_eq!(found.len(), under_v2.len() + V2_OPERATIONS.len());
     for (method, path, operation) in under_v2 {
         let served = &v2["paths"][&path][&method];
         assert_eq!(
@@ -448,6 +502,103 @@ fn v2s_document_is_v1s_operations_under_api_v2_with_every_scope() {
         v2_scopes
             .as_array()
             .is_some_and(|all| all.contains(&Value::from("webhooks:read")))
+    );
+}
+
+#[test]
+fn v2s_own_operations_are_the_webhooks_and_events_and_v1s_document_has_none() {
+    let v2 = document_v2();
+    let own: BTreeSet<(String, String)> = operations(&v2)
+        .into_iter()
+        .filter(|(_, _, operation)| {
+            let tag = operation["tags"][0].as_str().unwrap_or_default();
+            ["webhooks", "events"].contains(&tag)
+        })
+        .map(|(method, path, _)| (method, path))
+        .collect();
+    let expected: BTreeSet<(String, String)> = V2_OPERATIONS
+        .iter()
+        .map(|(method, path)| ((*method).to_owned(), (*path).to_owned()))
+        .collect();
+    assert_eq!(own, expected);
+    let v1 = openapi_json();
+    for absent in ["webhook", "WebhookEndpoint", "\"Event\"", "webhooks:write"] {
+        assert!(!v1.contains(absent), "{absent}");
+    }
+    let tags: Vec<&str> = v2["tags"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|tag| tag["name"].as_str())
+        .collect();
+    assert!(tags.ends_with(&["webhooks", "events"]), "{tags:?}");
+    let synced_at = &v2["components"]["schemas"]["PageInfo"]["properties"]["syncedAt"];
+    assert_eq!(synced_at["type"], serde_json::json!(["string", "null"]));
+}
+
+#[test]
+fn v2s_writes_document_their_bodies_and_the_secret_only_where_it_is_shown() {
+    let v2 = document_v2();
+    let schemas = &v2["components"]["schemas"];
+    assert!(
+        schemas["WebhookEndpoint"]["properties"]
+            .get("secret")
+            .is_none()
+    );
+    for shown in ["CreatedWebhookEndpoint", "WebhookSecret"] {
+        assert_eq!(
+            schemas[shown]["properties"]["secret"]["pattern"], "^whsec_[A-Za-z0-9+/]{43}=$",
+            "{shown}"
+        );
+    }
+    let mut holding_secret: Vec<&str> = schemas
+        .as_object()
+        .into_iter()
+        .flatten()
+        .filter(|(_, schema)| schema["properties"].get("secret").is_some())
+        .map(|(name, _)| name.as_str())
+        .collect();
+    holding_secret.sort_unstable();
+    assert_eq!(holding_secret, ["CreatedWebhookEndpoint", "WebhookSecret"]);
+    for (method, path, body) in [
+        (
+            "post",
+            "/api/v2/webhook-endpoints",
+            "WebhookEndpointCreation",
+        ),
+        (
+            "patch",
+            "/api/v2/webhook-endpoints/{id}",
+            "WebhookEndpointChange",
+        ),
+        (
+            "post",
+            "/api/v2/webhook-endpoints/{id}/recover",
+            "WebhookRecovery",
+        ),
+    ] {
+        let request = &operation(&v2, method, path)["requestBody"]["content"]["application/json"];
+        assert_eq!(
+            request["schema"]["$ref"],
+            format!("#/components/schemas/{body}"),
+            "{method} {path}"
+        );
+    }
+    let create = operation(&v2, "post", "/api/v2/webhook-endpoints");
+    let statuses: BTreeSet<&str> = create["responses"]
+        .as_object()
+        .into_iter()
+        .flatten()
+        .map(|(status, _)| status.as_str())
+        .collect();
+    for status in ["201", "400", "403", "413", "422"] {
+        assert!(statuses.contains(status), "{status}");
+    }
+    let event_types = &schemas["EventType"]["enum"];
+    assert!(
+        event_types
+            .as_array()
+            .is_some_and(|types| types.contains(&Value::from("ping")))
     );
 }
 

@@ -13,6 +13,8 @@ mod rate_limits;
 mod server;
 mod stock;
 mod stock_adjustments;
+mod webhook_deliveries;
+mod webhook_endpoints;
 
 use std::collections::BTreeSet;
 use std::sync::{Arc, Mutex};
