@@ -62,7 +62,7 @@ async fn events(app: &TestApp, key: &str) -> Vec<Value> {
         assert_eq!(reply.status, 200, "{}", reply.text);
         let page = reply.json();
         all.extend(page["data"].as_array().unwrap().iter().cloned());
-        match page["nextCursor"].as_str() {
+        match page["pageInfo"]["nextCursor"].as_str() {
             Some(cursor) => path = format!("/api/v2/events?limit=100&cursor={cursor}"),
             None => return all,
         }
