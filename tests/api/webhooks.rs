@@ -26,7 +26,13 @@ const WAIT: Duration = Duration::from_secs(15);
 
 /// Creates an endpoint; its id and secret.
 async fn endpoint(app: &TestApp, key: &str, url: &str, events: &[&str]) -> (String, String) {
-    let reply = post(app, key, "/api/v2/webhook-endpoints", &json!({"url": url, "events": events})).await;
+    let reply = post(
+        app,
+        key,
+        "/api/v2/webhook-endpoints",
+        &json!({"url": url, "events": events}),
+    )
+    .await;
     assert_eq!(reply.status, 201, "{}", reply.text);
     let data = &reply.json()["data"];
     (
@@ -48,7 +54,11 @@ async fn post(app: &TestApp, key: &str, path: &str, body: &Value) -> Reply {
 
 async fn adjust(app: &TestApp, key: &str, variant: &str, quantity: i64) {
     let reply = app
-        .adjust(key, &json!({"variantId": variant, "quantity": quantity, "reason": "test"}), None)
+        .adjust(
+            key,
+            &json!({"variantId": variant, "quantity": quantity, "reason": "test"}),
+            None,
+        )
         .await;
     assert_eq!(reply.status, 201, "{}", reply.text);
 }
@@ -71,9 +81,19 @@ async fn events(app: &TestApp, key: &str) -> Vec<Value> {
 
 /// The resource an event is about, as the outbox groups them.
 fn resource(event: &Value) -> String {
-    let kind = event["type"].as_str().unwrap().split('.').next().unwrap().to_owned();
+    let kind = event["type"]
+        .as_str()
+        .unwrap()
+        .split('.')
+        .next()
+        .unwrap()
+        .to_owned();
     let data = &event["data"];
-    let id = if kind == "stock" { &data["variantId"] } else { &data["id"] };
+    let id = if kind == "stock" {
+        &data["variantId"]
+    } else {
+        &data["id"]
+    };
     format!("{kind}:{}", id.as_str().unwrap())
 }
 
@@ -148,7 +168,9 @@ async fn every_event_type_is_pushed_signed_and_each_resource_ends_on_its_latest_
         .until(WAIT, |received| {
             let bodies: Vec<Value> = received.iter().map(Received::json).collect();
             let got = latest(&bodies);
-            newest.iter().all(|(resource, event)| got.get(resource) == Some(event))
+            newest
+                .iter()
+                .all(|(resource, event)| got.get(resource) == Some(event))
         })
         .await;
     let bodies = verified(&received, &secret);
@@ -185,14 +207,21 @@ async fn a_410_disables_the_endpoint_as_gone(app: TestApp) {
     let (id, _) = endpoint(&app, &key, &receiver.url("/gone"), &["stock.updated"]).await;
     adjust(&app, &key, "v_ok", 1).await;
     receiver.until(WAIT, |r| r.len() == 1).await;
-    let shown = wait_for(&app, &key, &format!("/api/v2/webhook-endpoints/{id}"), |e| {
-        e["data"]["status"] == "disabled"
-    })
+    let shown = wait_for(
+        &app,
+        &key,
+        &format!("/api/v2/webhook-endpoints/{id}"),
+        |e| e["data"]["status"] == "disabled",
+    )
     .await;
     assert_eq!(shown["data"]["disabledReason"], "gone");
     adjust(&app, &key, "v_ok", 1).await;
     tokio::time::sleep(Duration::from_millis(1_500)).await;
-    assert_eq!(receiver.received().len(), 1, "a disabled endpoint is sent nothing");
+    assert_eq!(
+        receiver.received().len(),
+        1,
+        "a disabled endpoint is sent nothing"
+    );
 }
 
 /// GETs `path` until `done` holds of its JSON.
@@ -204,7 +233,11 @@ async fn wait_for(app: &TestApp, key: &str, path: &str, done: impl Fn(&Value) ->
         if done(&body) {
             return body;
         }
-        assert!(std::time::Instant::now() < deadline, "{path}: {}", reply.text);
+        assert!(
+            std::time::Instant::now() < deadline,
+            "{path}: {}",
+            reply.text
+        );
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
 }
@@ -265,12 +298,19 @@ async fn a_refused_write_and_an_identical_reimport_emit_nothing(app: TestApp) {
     assert!(app.try_import("atelier", &refused).await.is_err());
     // An adjustment refused (untracked variant) changes nothing.
     let reply = app
-        .adjust(&key, &json!({"variantId": "v_free", "quantity": 1, "reason": "x"}), None)
+        .adjust(
+            &key,
+            &json!({"variantId": "v_free", "quantity": 1, "reason": "x"}),
+            None,
+        )
         .await;
     assert_eq!(reply.status, 422, "{}", reply.text);
     assert_eq!(events(&app, &key).await.len(), before);
     tokio::time::sleep(Duration::from_millis(1_500)).await;
-    assert!(receiver.received().is_empty(), "nothing was changed, nothing is pushed");
+    assert!(
+        receiver.received().is_empty(),
+        "nothing was changed, nothing is pushed"
+    );
 }
 
 async fn no_event_of_one_shop_reaches_another_and_scopes_are_checked(app: TestApp) {
@@ -286,12 +326,19 @@ async fn no_event_of_one_shop_reaches_another_and_scopes_are_checked(app: TestAp
     app.import("atelier", &stock()).await;
     adjust(&app, &key_a, "v_ok", 1).await;
     receiver_a
-        .until(WAIT, |r| r.iter().any(|r| r.json()["type"] == "stock.updated"))
+        .until(WAIT, |r| {
+            r.iter().any(|r| r.json()["type"] == "stock.updated")
+        })
         .await;
     tokio::time::sleep(Duration::from_millis(1_000)).await;
-    assert!(receiver_b.received().is_empty(), "shop B was sent shop A's events");
+    assert!(
+        receiver_b.received().is_empty(),
+        "shop B was sent shop A's events"
+    );
     assert!(events(&app, &key_b).await.is_empty());
-    let theirs = app.get(&format!("/api/v2/webhook-endpoints/{id_a}"), &key_b).await;
+    let theirs = app
+        .get(&format!("/api/v2/webhook-endpoints/{id_a}"), &key_b)
+        .await;
     assert_eq!(theirs.status, 404, "{}", theirs.text);
 
     // A type whose resource the key cannot read.
@@ -316,7 +363,10 @@ async fn no_event_of_one_shop_reaches_another_and_scopes_are_checked(app: TestAp
     .await;
     assert_eq!(refused.status, 403, "{}", refused.text);
     // v1 has no webhooks.
-    assert_eq!(app.get("/api/v1/webhook-endpoints", &key_a).await.status, 404);
+    assert_eq!(
+        app.get("/api/v1/webhook-endpoints", &key_a).await.status,
+        404
+    );
     assert_eq!(app.get("/api/v1/events", &key_a).await.status, 404);
 }
 
@@ -348,10 +398,20 @@ async fn retries_keep_the_webhook_id_follow_the_schedule_and_honour_retry_after(
         let second_wait = received[2].at - received[1].at;
         assert!(first_wait >= Duration::from_millis(300), "{first_wait:?}");
         assert!(first_wait < Duration::from_millis(1_500), "{first_wait:?}");
-        assert!(second_wait >= Duration::from_secs(2), "Retry-After: 2 was not honoured: {second_wait:?}");
-        let deliveries = wait_for(&app, &key, &format!("/api/v2/webhook-endpoints/{id}/deliveries"), |page| {
-            page["data"].as_array().is_some_and(|rows| rows.iter().any(|r| r["status"] == "succeeded"))
-        })
+        assert!(
+            second_wait >= Duration::from_secs(2),
+            "Retry-After: 2 was not honoured: {second_wait:?}"
+        );
+        let deliveries = wait_for(
+            &app,
+            &key,
+            &format!("/api/v2/webhook-endpoints/{id}/deliveries"),
+            |page| {
+                page["data"]
+                    .as_array()
+                    .is_some_and(|rows| rows.iter().any(|r| r["status"] == "succeeded"))
+            },
+        )
         .await;
         let rows: Vec<(i64, String, i64)> = deliveries["data"]
             .as_array()
@@ -434,23 +494,41 @@ async fn the_shops_own_network_is_never_reached() {
 
     // This machine's own name: accepted at creation (a name, not an address), and found at
     // the attempt to resolve only to the machine's own network.
-    let host = std::fs::read_to_string("/etc/hostname").unwrap().trim().to_owned();
+    let host = std::fs::read_to_string("/etc/hostname")
+        .unwrap()
+        .trim()
+        .to_owned();
     let listener = Receiver::start().await;
     let addresses: Vec<std::net::SocketAddr> =
-        tokio::net::lookup_host((host.as_str(), listener.addr.port())).await.unwrap().collect();
+        tokio::net::lookup_host((host.as_str(), listener.addr.port()))
+            .await
+            .unwrap()
+            .collect();
     assert!(
         !addresses.is_empty()
-            && addresses.iter().all(|a| shop_domain::webhook::forbidden_reason(a.ip()).is_some()),
+            && addresses
+                .iter()
+                .all(|a| shop_domain::webhook::forbidden_reason(a.ip()).is_some()),
         "this test needs the machine's name to resolve to its own network: {addresses:?}"
     );
     let url = format!("https://{host}:{}/hook", listener.addr.port());
     let (id, _) = endpoint(&app, &key, &url, &["stock.updated"]).await;
     adjust(&app, &key, "v_ok", 1).await;
-    let deliveries = wait_for(&app, &key, &format!("/api/v2/webhook-endpoints/{id}/deliveries?status=failed"), |page| {
-        page["data"].as_array().is_some_and(|rows| !rows.is_empty())
-    })
+    let deliveries = wait_for(
+        &app,
+        &key,
+        &format!("/api/v2/webhook-endpoints/{id}/deliveries?status=failed"),
+        |page| page["data"].as_array().is_some_and(|rows| !rows.is_empty()),
+    )
     .await;
-    let error = deliveries["data"][0]["error"].as_str().unwrap_or_default().to_owned();
+    let error = deliveries["data"][0]["error"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned();
     assert!(error.contains("refused"), "{error}");
-    assert_eq!(listener.connections(), 0, "a refused address was connected to");
+    assert_eq!(
+        listener.connections(),
+        0,
+        "a refused address was connected to"
+    );
 }

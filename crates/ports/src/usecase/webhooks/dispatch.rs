@@ -94,71 +94,69 @@ impl WebhookDispatcher {
     }
 
     /// Delivers until `stop` resolves, then lets the attempts in flight finish.
+    ///
+    /// One task drives every attempt in flight, and keeps driving them while it awaits
+    /// anything else (the queue, the pruning): an attempt holds a pooled connection during its
+    /// claim and its record, and an attempt left unpolled there would keep it from the very
+    /// query the loop awaits.
     pub async fn run(&self, stop: impl Future<Output = ()>) {
         let mut stop = pin!(stop);
         let mut in_flight = FuturesUnordered::new();
-        let mut per_endpoint: HashMap<WebhookEndpointId, usize> = HashMap::new();
-        let mut taken: HashSet<DueWork> = HashSet::new();
+        let mut busy = Busy::default();
+        let mut finished = Vec::new();
         let mut pruned_at: Option<Timestamp> = None;
         loop {
-            self.prune_when_due(&mut pruned_at).await;
+            driving(
+                &mut in_flight,
+                &mut finished,
+                self.prune_when_due(&mut pruned_at),
+            )
+            .await;
             let room = self.settings.total.saturating_sub(in_flight.len());
             if room > 0 {
                 let now = self.clock.now();
-                match self.queue.due(now, room + taken.len()).await {
+                let due = driving(
+                    &mut in_flight,
+                    &mut finished,
+                    self.queue.due(now, room + busy.taken.len()),
+                )
+                .await;
+                busy.settle(finished.drain(..));
+                match due {
                     Ok(due) => {
                         for work in due {
                             if in_flight.len() >= self.settings.total {
                                 break;
                             }
-                            let busy = per_endpoint.entry(work.endpoint_id.clone()).or_default();
-                            if *busy >= self.settings.per_endpoint || taken.contains(&work) {
-                                continue;
+                            if busy.take(&work, self.settings.per_endpoint) {
+                                in_flight.push(async move {
+                                    let result = self.attempt(&work).await;
+                                    (work, result)
+                                });
                             }
-                            *busy += 1;
-                            taken.insert(work.clone());
-                            in_flight.push(async move {
-                                let result = self.attempt(&work).await;
-                                (work, result)
-                            });
                         }
                     }
                     Err(error) => tracing::warn!(%error, "webhooks: reading the queue failed"),
                 }
             }
-            let wake = self.queue.wait_for_events(self.settings.poll);
+            busy.settle(finished.drain(..));
+            let wake = pin!(self.queue.wait_for_events(self.settings.poll));
             let next = if in_flight.is_empty() {
-                match select(stop.as_mut(), pin!(wake)).await {
+                match select(stop.as_mut(), wake).await {
                     Either::Left(_) => break,
                     Either::Right(_) => None,
                 }
             } else {
-                match select(stop.as_mut(), select(in_flight.next(), pin!(wake))).await {
+                match select(stop.as_mut(), select(in_flight.next(), wake)).await {
                     Either::Left(_) => break,
                     Either::Right((Either::Left((done, _)), _)) => done,
                     Either::Right((Either::Right(_), _)) => None,
                 }
             };
-            if let Some((work, result)) = next {
-                Self::release(&mut per_endpoint, &mut taken, &work);
-                if let Err(error) = result {
-                    tracing::warn!(%error, endpoint = %work.endpoint_id, "webhooks: an attempt could not be recorded");
-                }
-            }
+            busy.settle(next);
         }
-        while let Some((work, _)) = in_flight.next().await {
-            Self::release(&mut per_endpoint, &mut taken, &work);
-        }
-    }
-
-    fn release(
-        per_endpoint: &mut HashMap<WebhookEndpointId, usize>,
-        taken: &mut HashSet<DueWork>,
-        work: &DueWork,
-    ) {
-        taken.remove(work);
-        if let Some(busy) = per_endpoint.get_mut(&work.endpoint_id) {
-            *busy = busy.saturating_sub(1);
+        while let Some(done) = in_flight.next().await {
+            busy.settle(Some(done));
         }
     }
 
@@ -275,6 +273,66 @@ impl WebhookDispatcher {
         let bytes = self.random.random_bytes();
         let draw = u32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]);
         f64::from(draw) / f64::from(u32::MAX) * 2.0 - 1.0
+    }
+}
+
+/// What is in flight: the pairs taken, and the attempts to each endpoint.
+#[derive(Default)]
+struct Busy {
+    taken: HashSet<DueWork>,
+    per_endpoint: HashMap<WebhookEndpointId, usize>,
+}
+
+type Ended = (DueWork, Result<Option<AttemptRecord>, StoreError>);
+
+impl Busy {
+    /// Takes `work` unless it is in flight already or its endpoint has `limit` attempts.
+    fn take(&mut self, work: &DueWork, limit: usize) -> bool {
+        let busy = self
+            .per_endpoint
+            .entry(work.endpoint_id.clone())
+            .or_default();
+        if *busy >= limit || self.taken.contains(work) {
+            return false;
+        }
+        *busy += 1;
+        self.taken.insert(work.clone());
+        true
+    }
+
+    /// Releases the attempts that ended.
+    fn settle(&mut self, ended: impl IntoIterator<Item = Ended>) {
+        for (work, result) in ended {
+            self.taken.remove(&work);
+            if let Some(busy) = self.per_endpoint.get_mut(&work.endpoint_id) {
+                *busy = busy.saturating_sub(1);
+            }
+            if let Err(error) = result {
+                tracing::warn!(%error, endpoint = %work.endpoint_id, "webhooks: an attempt could not reach the database");
+            }
+        }
+    }
+}
+
+/// Awaits `future` while polling the attempts `in_flight`, whose ends are kept in `finished`.
+async fn driving<F, T>(
+    in_flight: &mut FuturesUnordered<F>,
+    finished: &mut Vec<F::Output>,
+    future: impl Future<Output = T>,
+) -> T
+where
+    F: Future,
+{
+    let mut future = pin!(future);
+    loop {
+        if in_flight.is_empty() {
+            return future.await;
+        }
+        match select(future.as_mut(), in_flight.next()).await {
+            Either::Left((value, _)) => return value,
+            Either::Right((Some(done), _)) => finished.push(done),
+            Either::Right((None, _)) => return future.await,
+        }
     }
 }
 
