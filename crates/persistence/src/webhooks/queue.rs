@@ -262,6 +262,22 @@ impl DeliveryQueue for Database {
         Ok(())
     }
 
+    async fn next_due(&self, now: Timestamp) -> Result<Option<Timestamp>, StoreError> {
+        let next: Option<i64> = with_conn!(self, |conn| {
+            let enabled = webhook_endpoints::table
+                .filter(webhook_endpoints::id.eq(webhook_deliveries::endpoint_id))
+                .filter(webhook_endpoints::status.eq("enabled"));
+            webhook_deliveries::table
+                .filter(webhook_deliveries::status.eq(PENDING))
+                .filter(webhook_deliveries::next_attempt_at_ms.gt(now.millis()))
+                .filter(exists(enabled))
+                .select(min(webhook_deliveries::next_attempt_at_ms))
+                .first::<Option<i64>>(conn)
+                .await
+        })?;
+        Ok(next.map(Timestamp::from_millis))
+    }
+
     async fn wait_for_events(&self, at_most: Duration) {
         let _ = tokio::time::timeout(at_most, self.events_wake.notified()).await;
     }

@@ -263,6 +263,10 @@ pub trait DeliveryQueue: Send + Sync {
     /// Stores the attempt, moves the delivery and its endpoint on, and releases the claim.
     async fn record(&self, attempt: &AttemptRecord, instance: &str) -> Result<(), StoreError>;
 
+    /// The earliest instant after `now` at which a pending delivery of an enabled endpoint
+    /// falls due (a retry's), so that the workers wake for it on time.
+    async fn next_due(&self, now: Timestamp) -> Result<Option<Timestamp>, StoreError>;
+
     /// Returns when an event may be waiting: a commit's wake-up (PostgreSQL `NOTIFY`, an
     /// in-process signal on SQLite), or after `at_most` (the safety net).
     async fn wait_for_events(&self, at_most: Duration);

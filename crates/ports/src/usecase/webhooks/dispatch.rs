@@ -113,6 +113,7 @@ impl WebhookDispatcher {
             )
             .await;
             let room = self.settings.total.saturating_sub(in_flight.len());
+            let mut idle = false;
             if room > 0 {
                 let now = self.clock.now();
                 let due = driving(
@@ -124,6 +125,7 @@ impl WebhookDispatcher {
                 busy.settle(finished.drain(..));
                 match due {
                     Ok(due) => {
+                        idle = due.is_empty();
                         for work in due {
                             if in_flight.len() >= self.settings.total {
                                 break;
@@ -140,7 +142,14 @@ impl WebhookDispatcher {
                 }
             }
             busy.settle(finished.drain(..));
-            let wake = pin!(self.queue.wait_for_events(self.settings.poll));
+            let wait = if idle {
+                let until_due = driving(&mut in_flight, &mut finished, self.until_next_due()).await;
+                busy.settle(finished.drain(..));
+                until_due
+            } else {
+                self.settings.poll
+            };
+            let wake = pin!(self.queue.wait_for_events(wait));
             let next = if in_flight.is_empty() {
                 match select(stop.as_mut(), wake).await {
                     Either::Left(_) => break,
@@ -157,6 +166,23 @@ impl WebhookDispatcher {
         }
         while let Some(done) = in_flight.next().await {
             busy.settle(Some(done));
+        }
+    }
+
+    /// How long the loop may sleep when nothing is due: until the next retry falls due, at
+    /// most the safety net's poll.
+    async fn until_next_due(&self) -> Duration {
+        let now = self.clock.now();
+        match self.queue.next_due(now).await {
+            Ok(Some(next)) => {
+                let wait = u64::try_from(next.millis_since(now)).unwrap_or(0);
+                Duration::from_millis(wait).min(self.settings.poll)
+            }
+            Ok(None) => self.settings.poll,
+            Err(error) => {
+                tracing::warn!(%error, "webhooks: reading the queue failed");
+                self.settings.poll
+            }
         }
     }
 
