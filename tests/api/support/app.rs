@@ -5,14 +5,14 @@ use shop_app::server::{MetricsToken, RunningServer, ServerConfig};
 use shop_app::services::{
     RedisSettings, ReplicaSettings, ServiceSettings, Services, WebhookSettings,
 };
-use shop_domain::webhook::{NetworkPolicy, RetrySchedule};
-use shop_ports::usecase::webhooks::DispatchSettings;
 use shop_console::ConsoleExposure;
 use shop_domain::Timestamp;
 use shop_domain::rate_limit::RateBudget;
 use shop_domain::scope::ScopeSet;
 use shop_domain::shop::{Shop, ShopSlug, SubscriptionStatus};
+use shop_domain::webhook::{NetworkPolicy, RetrySchedule};
 use shop_ports::usecase::RateLimits;
+use shop_ports::usecase::webhooks::DispatchSettings;
 use shop_ports::usecase::{NewKey, NewShop, ShopChange};
 
 use super::postgres::{self, ScratchDatabase};

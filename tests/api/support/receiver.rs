@@ -102,7 +102,11 @@ impl Receiver {
     }
 
     /// Waits until `done` holds of what was received, or panics after `within`.
-    pub async fn until(&self, within: Duration, done: impl Fn(&[Received]) -> bool) -> Vec<Received> {
+    pub async fn until(
+        &self,
+        within: Duration,
+        done: impl Fn(&[Received]) -> bool,
+    ) -> Vec<Received> {
         let deadline = Instant::now() + within;
         loop {
             let received = self.received();
@@ -113,7 +117,10 @@ impl Receiver {
                 Instant::now() < deadline,
                 "the receiver did not get what was awaited within {within:?}; it got {} requests: {:#?}",
                 received.len(),
-                received.iter().map(|r| String::from_utf8_lossy(&r.body).into_owned()).collect::<Vec<_>>()
+                received
+                    .iter()
+                    .map(|r| String::from_utf8_lossy(&r.body).into_owned())
+                    .collect::<Vec<_>>()
             );
             tokio::time::sleep(Duration::from_millis(20)).await;
         }
@@ -177,7 +184,10 @@ async fn serve(mut stream: TcpStream, state: Arc<Mutex<State>>) {
         });
         state.script.pop_front().unwrap_or(Answer::status(204))
     };
-    let mut response = format!("HTTP/1.1 {} Scripted\r\ncontent-length: 0\r\nconnection: close\r\n", answer.status);
+    let mut response = format!(
+        "HTTP/1.1 {} Scripted\r\ncontent-length: 0\r\nconnection: close\r\n",
+        answer.status
+    );
     for (name, value) in &answer.headers {
         response.push_str(&format!("{name}: {value}\r\n"));
     }
