@@ -1,5 +1,5 @@
 // The shop console's one script, loaded from the console itself (no inline script, so the
-// Content-Security-Policy can forbid them). It only copies a new key to the clipboard; every
+// Content-Security-Policy can forbid them). It only copies a new key or webhook secret to the clipboard; every
 // page works without it.
 "use strict";
 
@@ -18,7 +18,7 @@ document.addEventListener("click", (event) => {
     if (status) {
       status.textContent = copied
         ? "Copied to the clipboard."
-        : "Select the key and copy it with your keyboard.";
+        : "Select it and copy it with your keyboard.";
     }
   };
   field.focus();

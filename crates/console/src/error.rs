@@ -18,6 +18,7 @@ use actix_web::{Error, HttpResponse, ResponseError};
 use askama::Template;
 use futures::FutureExt as _;
 use shop_ports::port::HashError;
+use shop_ports::usecase::webhooks::EndpointError;
 use shop_ports::usecase::{KeyAdminError, ReadError};
 use shop_ports::{StoreError, error_chain};
 
@@ -86,6 +87,22 @@ impl From<ReadError> for ConsoleError {
         match error {
             ReadError::NotFound => Self::NotFound,
             ReadError::Store(error) => error.into(),
+        }
+    }
+}
+
+/// Another shop's endpoint or delivery is as unknown as a missing one: 404 either way. The
+/// pages show a field's problem next to the field themselves; what reaches here is a cursor
+/// the console did not make, or a failure.
+impl From<EndpointError> for ConsoleError {
+    fn from(error: EndpointError) -> Self {
+        match error {
+            EndpointError::NotFound => Self::NotFound,
+            EndpointError::Invalid {
+                field: "cursor", ..
+            } => Self::STALE_LINK,
+            EndpointError::Store(error) => error.into(),
+            other => Self::Internal(error_chain(&other)),
         }
     }
 }

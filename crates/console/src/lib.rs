@@ -1,9 +1,10 @@
 //! The shop owners' web console: the account area of spec §1 and §5 where an owner creates,
-//! sees and revokes the shop's API keys, follows the stock changes integrations make, and
-//! switches a variant's stock tracking (spec §3).
+//! sees and revokes the shop's API keys, follows the stock changes integrations make,
+//! switches a variant's stock tracking (spec §3), and adds, tests, disables and deletes the
+//! shop's webhook endpoints and follows their deliveries (issue 34).
 //!
 //! A second delivery adapter beside `shop-http`, on the same use cases (`OwnerSessions`,
-//! `KeyAdmin`, `StockKeeper`) and served by the same server under `/console`: server-rendered
+//! `KeyAdmin`, `StockKeeper`, `WebhookEndpoints`) and served by the same server under `/console`: server-rendered
 //! HTML from askama templates checked at compile time, one stylesheet and one small script,
 //! all compiled into the binary.
 //!

@@ -16,7 +16,9 @@ use actix_web::middleware::from_fn;
 use actix_web::{FromRequest, Handler, HttpResponse, Responder, web};
 
 use crate::error::{ConsoleError, catch_panics};
-use crate::pages::{activity, dashboard, keys, login, logout, revoke, stock};
+use crate::pages::{
+    activity, dashboard, keys, login, logout, revoke, stock, webhook, webhook_delete, webhooks,
+};
 use crate::urls::{PREFIX, Route};
 use crate::{ConsoleState, assets, guard, headers};
 
@@ -136,6 +138,18 @@ pub(crate) fn signed_in_pages() -> Vec<Page> {
         Page::at(Route::Activity).get(activity::list),
         Page::at(Route::Stock).get(stock::list),
         Page::at(Route::VariantTracking).post(stock::switch_tracking),
+        Page::at(Route::Webhooks)
+            .get(webhooks::list)
+            .post(webhooks::create),
+        Page::at(Route::Webhook).get(webhook::show),
+        Page::at(Route::WebhookSecret).post(webhook::rotate),
+        Page::at(Route::WebhookTest).post(webhook::test),
+        Page::at(Route::WebhookEnabled).post(webhook::switch),
+        Page::at(Route::WebhookRetry).post(webhook::retry),
+        Page::at(Route::WebhookRecover).post(webhook::recover),
+        Page::at(Route::DeleteWebhook)
+            .get(webhook_delete::confirm)
+            .post(webhook_delete::submit),
     ]
 }
 

@@ -13,7 +13,9 @@ pub fn meaning(scope: Scope) -> &'static str {
         Scope::ProductsWrite | Scope::OrdersWrite | Scope::ClientsWrite | Scope::LoyaltyWrite => {
             "reserved for v2: no operation yet"
         }
-        Scope::WebhooksRead => "read the webhook endpoints, their deliveries and the event log (API v2)",
+        Scope::WebhooksRead => {
+            "read the webhook endpoints, their deliveries and the event log (API v2)"
+        }
         Scope::WebhooksWrite => "add, change and remove webhook endpoints (API v2)",
     }
 }

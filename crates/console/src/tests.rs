@@ -33,6 +33,8 @@ use crate::routes::{self, console, public_pages, signed_in_pages};
 use crate::urls::{self, PREFIX, Route};
 use crate::{ConsoleSettings, ConsoleState, configure};
 
+mod webhooks;
+
 const NOW: i64 = 1_790_000_000_000;
 const ORIGIN: &str = "http://console.test";
 const HOST: &str = "console.test";
@@ -275,8 +277,13 @@ async fn every_page_without_a_live_session_redirects_to_sign_in() {
         TestRequest::get().uri("/console/keys"),
         TestRequest::get().uri("/console/stock?q=mug"),
         TestRequest::get().uri("/console/keys/0a1b2c3d/revoke"),
+        TestRequest::get().uri("/console/webhooks"),
+        TestRequest::get().uri("/console/webhooks/we_1"),
+        TestRequest::get().uri("/console/webhooks/we_1/delete"),
         TestRequest::get().uri("/console/nothing-here"),
         TestRequest::post().uri("/console/keys"),
+        TestRequest::post().uri("/console/webhooks"),
+        TestRequest::post().uri("/console/webhooks/we_1/test"),
         TestRequest::post().uri("/console/logout"),
     ];
     for request in requests {
@@ -635,6 +642,10 @@ async fn the_overview_says_what_a_plan_without_the_api_means_for_integrations() 
         Ok(Some(signed_in))
     });
     ports.keys.expect_list_keys().returning(|_| Ok(vec![]));
+    ports
+        .webhooks
+        .expect_list_endpoints()
+        .returning(|_, _, _| Ok(vec![]));
     let page = call(ports.state(), get("/console")).await;
     assert_eq!(page.status, StatusCode::OK);
     for expected in ["La Boutique", "boutique", "Not included"] {
@@ -651,6 +662,10 @@ async fn the_overview_says_what_a_plan_without_the_api_means_for_integrations() 
     // In the plan and active: no warning at all.
     let mut ports = Ports::signed_in();
     ports.keys.expect_list_keys().returning(|_| Ok(vec![]));
+    ports
+        .webhooks
+        .expect_list_endpoints()
+        .returning(|_, _, _| Ok(vec![]));
     let page = call(ports.state(), get("/console")).await;
     assert_eq!(page.status, StatusCode::OK);
     assert!(!page.body.contains("will be refused"), "{}", page.body);

@@ -62,6 +62,22 @@ routes! {
     Stock = "/stock",
     /// A variant's tracking switch (POST).
     VariantTracking = "/variants/{id}/tracking",
+    /// The webhook endpoints and the form to add one (GET), a new endpoint (POST).
+    Webhooks = "/webhooks",
+    /// One endpoint: what it is, its actions and its deliveries (GET).
+    Webhook = "/webhooks/{id}",
+    /// A new signing secret for the endpoint (POST), shown once.
+    WebhookSecret = "/webhooks/{id}/secret",
+    /// A test event (`ping`) to the endpoint (POST).
+    WebhookTest = "/webhooks/{id}/test",
+    /// The endpoint's switch (POST `enabled` = `on` or `off`).
+    WebhookEnabled = "/webhooks/{id}/enabled",
+    /// A delivery of the endpoint sent again (POST `delivery`).
+    WebhookRetry = "/webhooks/{id}/retry",
+    /// The endpoint's missed events since an instant, queued again (POST `since`).
+    WebhookRecover = "/webhooks/{id}/recover",
+    /// An endpoint's deletion: the confirmation (GET) and the deletion (POST).
+    DeleteWebhook = "/webhooks/{id}/delete",
     Stylesheet = "/assets/console.css",
     Script = "/assets/console.js",
 }
@@ -73,6 +89,7 @@ pub const LOGOUT: &str = Route::Logout.path();
 pub const KEYS: &str = Route::Keys.path();
 pub const ACTIVITY: &str = Route::Activity.path();
 pub const STOCK: &str = Route::Stock.path();
+pub const WEBHOOKS: &str = Route::Webhooks.path();
 pub const STYLESHEET: &str = Route::Stylesheet.path();
 pub const SCRIPT: &str = Route::Script.path();
 
@@ -84,6 +101,41 @@ pub fn revoke_key(prefix: &str) -> String {
 /// Where a variant's tracking switch posts.
 pub fn variant_tracking(id: &str) -> String {
     Route::VariantTracking.with(id)
+}
+
+/// An endpoint's page.
+pub fn webhook(id: &str) -> String {
+    Route::Webhook.with(id)
+}
+
+/// Where an endpoint's secret rotation posts.
+pub fn webhook_secret(id: &str) -> String {
+    Route::WebhookSecret.with(id)
+}
+
+/// Where an endpoint's test posts.
+pub fn webhook_test(id: &str) -> String {
+    Route::WebhookTest.with(id)
+}
+
+/// Where an endpoint's switch posts.
+pub fn webhook_enabled(id: &str) -> String {
+    Route::WebhookEnabled.with(id)
+}
+
+/// Where a delivery's retry posts.
+pub fn webhook_retry(id: &str) -> String {
+    Route::WebhookRetry.with(id)
+}
+
+/// Where an endpoint's recovery posts.
+pub fn webhook_recover(id: &str) -> String {
+    Route::WebhookRecover.with(id)
+}
+
+/// Where an endpoint's deletion is confirmed and posted.
+pub fn delete_webhook(id: &str) -> String {
+    Route::DeleteWebhook.with(id)
 }
 
 /// The characters of a path segment written as they are: RFC 3986's unreserved ones.
@@ -162,6 +214,8 @@ mod tests {
             "/console/variants/a%2Fb%3Fc%23d%25e/tracking"
         );
         assert_eq!(revoke_key("0a1b2c3d"), "/console/keys/0a1b2c3d/revoke");
+        assert_eq!(webhook("we_a:b/c"), "/console/webhooks/we_a%3Ab%2Fc");
+        assert_eq!(delete_webhook("we_1"), "/console/webhooks/we_1/delete");
     }
 
     #[test]

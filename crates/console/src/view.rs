@@ -38,6 +38,7 @@ pub fn minute(at: Timestamp) -> String {
 pub enum Section {
     Overview,
     Keys,
+    Webhooks,
     Stock,
     Activity,
 }
@@ -62,6 +63,7 @@ impl Layout {
         let items = [
             (Section::Overview, urls::OVERVIEW, "Overview"),
             (Section::Keys, urls::KEYS, "API keys"),
+            (Section::Webhooks, urls::WEBHOOKS, "Webhooks"),
             (Section::Stock, urls::STOCK, "Stock"),
             (Section::Activity, urls::ACTIVITY, "Activity"),
         ];

@@ -7,3 +7,6 @@ pub mod login;
 pub mod logout;
 pub mod revoke;
 pub mod stock;
+pub mod webhook;
+pub mod webhook_delete;
+pub mod webhooks;
