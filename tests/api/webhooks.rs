@@ -17,7 +17,8 @@ on_both_databases!(
     a_410_disables_the_endpoint_as_gone,
     fifty_quick_changes_reach_the_receiver_in_order_ending_on_the_last,
     a_refused_write_and_an_identical_reimport_emit_nothing,
-    no_event_of_one_shop_reaches_another_and_scopes_are_checked
+    no_event_of_one_shop_reaches_another_and_scopes_are_checked,
+    a_test_a_rotation_a_retry_and_a_recovery_do_what_they_say
 );
 
 const EVERY_SCOPE: &str = "products:read,orders:read,stock:read,stock:write,clients:read,\
@@ -534,4 +535,124 @@ async fn the_shops_own_network_is_never_reached() {
         0,
         "a refused address was connected to"
     );
+}
+
+async fn a_test_a_rotation_a_retry_and_a_recovery_do_what_they_say(app: TestApp) {
+    app.create_shop("atelier").await;
+    app.import("atelier", &stock()).await;
+    let key = app.create_key("atelier", EVERY_SCOPE).await;
+    let receiver = Receiver::start().await;
+    let (id, old_secret) = endpoint(&app, &key, &receiver.url("/in"), &["stock.updated"]).await;
+    let base = format!("/api/v2/webhook-endpoints/{id}");
+
+    // A test: a signed ping to this endpoint.
+    let test = post(&app, &key, &format!("{base}/test"), &json!({})).await;
+    assert_eq!(test.status, 202, "{}", test.text);
+    let received = receiver.until(WAIT, |r| r.len() == 1).await;
+    let ping = &verified(&received, &old_secret)[0];
+    assert_eq!(ping["type"], "ping");
+    assert_eq!(ping["id"], test.json()["data"]["eventId"]);
+
+    // A rotation: for a day, both secrets sign, the new one first.
+    let rotated = post(&app, &key, &format!("{base}/secret/rotate"), &json!({})).await;
+    assert_eq!(rotated.status, 200, "{}", rotated.text);
+    let new_secret = rotated.json()["data"]["secret"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert_ne!(new_secret, old_secret);
+    receiver.answer([
+        Answer::status(500),
+        Answer::status(500),
+        Answer::status(500),
+        Answer::status(500),
+    ]);
+    adjust(&app, &key, "v_ok", 1).await;
+    // The schedule (200 ms, 400 ms, 800 ms) is spent after four attempts.
+    let received = receiver.until(WAIT, |r| r.len() == 5).await;
+    let last = &received[4];
+    assert_eq!(last.header("webhook-signature").split(' ').count(), 2);
+    verify_webhook(&[new_secret.as_str()], &last.headers, &last.body).unwrap();
+    verify_webhook(&[old_secret.as_str()], &last.headers, &last.body).unwrap();
+    let failed = wait_for(
+        &app,
+        &key,
+        &format!("{base}/deliveries?status=failed"),
+        |page| page["data"].as_array().is_some_and(|rows| rows.len() == 4),
+    )
+    .await;
+    let delivery = failed["data"][0]["id"].as_str().unwrap().to_owned();
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    assert_eq!(
+        receiver.received().len(),
+        5,
+        "a spent schedule sends nothing more"
+    );
+
+    // A retry sends it again, with the same webhook-id.
+    let retry = post(
+        &app,
+        &key,
+        &format!("{base}/deliveries/{delivery}/retry"),
+        &json!({}),
+    )
+    .await;
+    assert_eq!(retry.status, 202, "{}", retry.text);
+    let received = receiver.until(WAIT, |r| r.len() == 6).await;
+    assert_eq!(
+        received[5].header("webhook-id"),
+        received[4].header("webhook-id")
+    );
+
+    // Disabled, it misses a change; recovery sends that resource's newest state and enables it.
+    let off = app
+        .send(
+            app.client()
+                .patch(app.url(&base))
+                .bearer_auth(&key)
+                .header("content-type", "application/json")
+                .body(json!({"status": "disabled"}).to_string()),
+        )
+        .await;
+    assert_eq!(off.status, 200, "{}", off.text);
+    assert_eq!(off.json()["data"]["disabledReason"], "manual");
+    let since = app.get("/api/v1/stock?limit=100", &key).await.json()["pageInfo"]["syncedAt"]
+        .as_str()
+        .map(str::to_owned);
+    adjust(&app, &key, "v_low", 1).await;
+    adjust(&app, &key, "v_low", 1).await;
+    tokio::time::sleep(Duration::from_millis(800)).await;
+    assert_eq!(
+        receiver.received().len(),
+        6,
+        "a disabled endpoint is sent nothing"
+    );
+    let since = since.unwrap_or_else(|| "2026-01-01T00:00:00Z".to_owned());
+    let recover = post(
+        &app,
+        &key,
+        &format!("{base}/recover"),
+        &json!({"since": since}),
+    )
+    .await;
+    assert_eq!(recover.status, 202, "{}", recover.text);
+    assert!(
+        recover.json()["data"]["queued"].as_i64().unwrap() >= 1,
+        "{}",
+        recover.text
+    );
+    let received = receiver
+        .until(WAIT, |r| {
+            r.iter()
+                .any(|r| r.json()["data"]["variantId"] == "v_low" && r.json()["data"]["stock"] == 4)
+        })
+        .await;
+    let v_low: Vec<i64> = received
+        .iter()
+        .filter(|r| r.json()["data"]["variantId"] == "v_low")
+        .map(|r| r.json()["data"]["stock"].as_i64().unwrap())
+        .collect();
+    assert_eq!(v_low, vec![4], "only the newest state is recovered");
+    let shown = app.get(&base, &key).await.json();
+    assert_eq!(shown["data"]["status"], "enabled");
 }

@@ -125,7 +125,7 @@ impl_for_each_backend! {
                     webhook_deliveries::attempts.eq(0),
                     webhook_deliveries::next_attempt_at_ms.eq(Some(at.millis())),
                     webhook_deliveries::created_at_ms.eq(at.millis()),
-                    webhook_deliveries::created_at_ms.eq(at.millis()),
+                    webhook_deliveries::updated_at_ms.eq(at.millis()),
                 ))
                 .execute(self)
                 .await?;
