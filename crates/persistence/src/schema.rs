@@ -292,6 +292,7 @@ diesel::table! {
         failing_since_ms -> Nullable<BigInt>,
         failures_in_a_row -> Integer,
         last_attempt_status -> Nullable<Text>,
+        last_attempt_at_ms -> Nullable<BigInt>,
         created_at_ms -> BigInt,
         updated_at_ms -> BigInt,
     }

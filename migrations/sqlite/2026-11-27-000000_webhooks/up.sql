@@ -23,6 +23,7 @@ CREATE TABLE webhook_endpoints (
     failing_since_ms        BIGINT,
     failures_in_a_row       INTEGER NOT NULL DEFAULT 0,
     last_attempt_status     TEXT,
+    last_attempt_at_ms      BIGINT,
     created_at_ms           BIGINT NOT NULL,
     updated_at_ms           BIGINT NOT NULL
 );

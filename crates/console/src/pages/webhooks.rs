@@ -94,6 +94,8 @@ pub struct EndpointView {
     pub reason: Option<(&'static str, &'static str)>,
     pub created: String,
     pub updated: String,
+    /// Failed attempts since its last success.
+    pub failures_in_a_row: u32,
 }
 
 impl EndpointView {
@@ -118,6 +120,7 @@ impl EndpointView {
                 .map(|reason| (reason.as_str(), reason_text(reason))),
             created: minute(endpoint.created_at),
             updated: minute(endpoint.updated_at),
+            failures_in_a_row: endpoint.health.failures_in_a_row,
         }
     }
 }

@@ -10,8 +10,8 @@ use shop_domain::Timestamp;
 use shop_domain::id::{DeliveryId, EventId, WebhookEndpointId};
 use shop_domain::scope::ScopeSet;
 use shop_domain::webhook::{
-    DeliveryLine, DeliveryStatus, DisabledReason, EndpointStatus, EndpointUrl, EventSelection,
-    EventType, NetworkPolicy, WebhookEndpoint, WebhookSecret,
+    DeliveryLine, DeliveryStatus, DisabledReason, EndpointHealth, EndpointStatus, EndpointUrl,
+    EventSelection, EventType, NetworkPolicy, WebhookEndpoint, WebhookSecret,
 };
 use shop_ports::port::EndpointCreation;
 
@@ -30,6 +30,7 @@ fn endpoint(id: &str, status: EndpointStatus) -> WebhookEndpoint {
         status,
         created_at: Timestamp::from_millis(NOW - 86_400_000),
         updated_at: Timestamp::from_millis(NOW - 3_600_000),
+        health: Default::default(),
     }
 }
 
@@ -90,7 +91,13 @@ async fn the_webhooks_page_lists_each_endpoint_with_its_status_and_latest_delive
         &mut ports,
         vec![
             endpoint("we_1", EndpointStatus::Enabled),
-            endpoint("we_a:b", EndpointStatus::Disabled(DisabledReason::Failing)),
+            WebhookEndpoint {
+                health: EndpointHealth {
+                    failures_in_a_row: 7,
+                    last_attempt: Some((Timestamp::from_millis(NOW - 60_000), false)),
+                },
+                ..endpoint("we_a:b", EndpointStatus::Disabled(DisabledReason::Failing))
+            },
         ],
         vec![failed_attempt()],
     );
@@ -104,6 +111,7 @@ async fn the_webhooks_page_lists_each_endpoint_with_its_status_and_latest_delive
         "failing",
         "order.created",
         "HTTP 500",
+        "7 failures in a row",
         "1 endpoint is disabled",
         "aria-current=\"page\">Webhooks",
         // The form to add one, with every subscribable type and the wildcard.
@@ -141,6 +149,7 @@ async fn a_new_endpoint_shows_its_secret_once_and_the_page_never_does() {
                 status: EndpointStatus::Enabled,
                 created_at: new.at,
                 updated_at: new.at,
+                health: Default::default(),
             };
             stored.lock().unwrap().push(endpoint.clone());
             Ok(EndpointCreation::Created(endpoint))

@@ -80,6 +80,18 @@ pub struct WebhookEndpoint {
     pub status: EndpointStatus,
     pub created_at: Timestamp,
     pub updated_at: Timestamp,
+    /// How its deliveries have been going (the console shows it; the API's shape has no
+    /// room for it).
+    pub health: EndpointHealth,
+}
+
+/// An endpoint's recent deliveries, in brief.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct EndpointHealth {
+    /// Failed attempts since its last success.
+    pub failures_in_a_row: u32,
+    /// Its last attempt: when, and whether it succeeded.
+    pub last_attempt: Option<(Timestamp, bool)>,
 }
 
 /// The types an endpoint with `events`, made by a key holding `scopes`, is sent: what the

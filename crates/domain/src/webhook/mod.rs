@@ -22,8 +22,8 @@ pub use delivery::{
     newest_and_superseded,
 };
 pub use endpoint::{
-    DisabledReason, EndpointStatus, MAX_DESCRIPTION_LEN, MAX_ENDPOINTS_PER_SHOP, WebhookEndpoint,
-    received_types,
+    DisabledReason, EndpointHealth, EndpointStatus, MAX_DESCRIPTION_LEN, MAX_ENDPOINTS_PER_SHOP,
+    WebhookEndpoint, received_types,
 };
 pub use endpoint_url::{EndpointUrl, EndpointUrlError, NetworkPolicy};
 pub use event::{EventData, NewEvent, StockCause, stock_entry_of};

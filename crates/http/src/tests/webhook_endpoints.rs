@@ -74,6 +74,7 @@ pub fn endpoint(id: &str) -> WebhookEndpoint {
         status: EndpointStatus::Enabled,
         created_at: Timestamp::parse_rfc3339("2026-11-21T09:30:00Z").unwrap(),
         updated_at: Timestamp::parse_rfc3339("2026-11-22T10:00:00.123Z").unwrap(),
+        health: Default::default(),
     }
 }
 
@@ -130,6 +131,7 @@ async fn a_creation_is_a_201_holding_the_secret_that_no_read_shows() {
                 status: EndpointStatus::Enabled,
                 created_at: new.at,
                 updated_at: new.at,
+                health: Default::default(),
             }))
         });
     let created_id = format!("we_{NEW_ID}");

@@ -8,8 +8,8 @@ use diesel_async::RunQueryDsl;
 use shop_domain::Timestamp;
 use shop_domain::id::{DeliveryId, ShopId, WebhookEndpointId};
 use shop_domain::webhook::{
-    DeliveryLine, DeliveryStatus, DisabledReason, EndpointStatus, EndpointUrl, EventSelection,
-    EventType, MAX_ENDPOINTS_PER_SHOP, NewEvent, WebhookEndpoint, WebhookSecret,
+    DeliveryLine, DeliveryStatus, DisabledReason, EndpointHealth, EndpointStatus, EndpointUrl,
+    EventSelection, EventType, MAX_ENDPOINTS_PER_SHOP, NewEvent, WebhookEndpoint, WebhookSecret,
 };
 use shop_ports::StoreError;
 use shop_ports::port::{
@@ -35,6 +35,9 @@ struct EndpointRow {
     disabled_reason: Option<String>,
     created_at_ms: i64,
     updated_at_ms: i64,
+    failures_in_a_row: i32,
+    last_attempt_status: Option<String>,
+    last_attempt_at_ms: Option<i64>,
 }
 
 impl EndpointRow {
@@ -54,6 +57,13 @@ impl EndpointRow {
             status,
             created_at: Timestamp::from_millis(self.created_at_ms),
             updated_at: Timestamp::from_millis(self.updated_at_ms),
+            health: EndpointHealth {
+                failures_in_a_row: u32::try_from(self.failures_in_a_row).unwrap_or(0),
+                last_attempt: self.last_attempt_at_ms.map(|at| {
+                    let succeeded = self.last_attempt_status.as_deref() == Some("succeeded");
+                    (Timestamp::from_millis(at), succeeded)
+                }),
+            },
             id: WebhookEndpointId::parse(self.id)
                 .map_err(|_| DbError::Invariant("a stored endpoint id is not an id".into()))?,
         })

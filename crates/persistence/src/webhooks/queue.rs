@@ -219,6 +219,7 @@ impl DeliveryQueue for Database {
                         webhook_endpoints::failing_since_ms.eq(None::<i64>),
                         webhook_endpoints::failures_in_a_row.eq(0),
                         webhook_endpoints::last_attempt_status.eq(Some("succeeded")),
+                        webhook_endpoints::last_attempt_at_ms.eq(Some(at)),
                     ))
                     .execute(&mut *conn)
                     .await?;
@@ -232,6 +233,7 @@ impl DeliveryQueue for Database {
                         webhook_endpoints::failures_in_a_row
                             .eq(webhook_endpoints::failures_in_a_row + 1),
                         webhook_endpoints::last_attempt_status.eq(Some("failed")),
+                        webhook_endpoints::last_attempt_at_ms.eq(Some(at)),
                     ))
                     .execute(&mut *conn)
                     .await?;
