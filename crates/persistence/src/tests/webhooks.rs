@@ -201,6 +201,14 @@ async fn only_the_newest_pending_event_of_a_resource_is_sent_and_one_attempt_at_
             t.backend()
         );
         db.record(&success(&claimed, 8_100), "one").await.unwrap();
+        let health = db
+            .get_endpoint(&a.id, &WebhookEndpointId::parse("we_1").unwrap())
+            .await
+            .unwrap()
+            .unwrap()
+            .health;
+        assert_eq!(health.failures_in_a_row, 0);
+        assert_eq!(health.last_attempt, Some((at(8_100), true)));
         let after: Vec<_> = deliveries(&db, &a.id, "we_1").await;
         assert_eq!(
             after
