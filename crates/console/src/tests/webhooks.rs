@@ -152,7 +152,7 @@ async fn a_new_endpoint_shows_its_secret_once_and_the_page_never_does() {
                 health: Default::default(),
             };
             stored.lock().unwrap().push(endpoint.clone());
-            Ok(EndpointCreation::Created(endpoint))
+            Ok(EndpointCreation::Created(Box::new(endpoint)))
         });
     let listed = Arc::clone(&created);
     ports

@@ -123,7 +123,7 @@ async fn a_creation_is_a_201_holding_the_secret_that_no_read_shows() {
         .withf(expected)
         .times(1)
         .returning(|new| {
-            Ok(EndpointCreation::Created(WebhookEndpoint {
+            Ok(EndpointCreation::Created(Box::new(WebhookEndpoint {
                 id: new.id.clone(),
                 url: new.url.clone(),
                 events: new.events.clone(),
@@ -132,7 +132,7 @@ async fn a_creation_is_a_201_holding_the_secret_that_no_read_shows() {
                 created_at: new.at,
                 updated_at: new.at,
                 health: Default::default(),
-            }))
+            })))
         });
     let created_id = format!("we_{NEW_ID}");
     let listed = created_id.clone();

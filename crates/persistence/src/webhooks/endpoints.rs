@@ -148,7 +148,7 @@ impl WebhookEndpointStore for Database {
             conn.load_endpoint(&new.shop, new.id.as_str()).await
         });
         Ok(match created? {
-            Some(endpoint) => EndpointCreation::Created(endpoint),
+            Some(endpoint) => EndpointCreation::Created(Box::new(endpoint)),
             None => EndpointCreation::LimitReached,
         })
     }

@@ -41,7 +41,7 @@ pub struct NewEndpoint {
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum EndpointCreation {
-    Created(WebhookEndpoint),
+    Created(Box<WebhookEndpoint>),
     /// The shop already holds `MAX_ENDPOINTS_PER_SHOP`.
     LimitReached,
 }

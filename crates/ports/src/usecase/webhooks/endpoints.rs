@@ -118,7 +118,10 @@ impl WebhookEndpoints {
             at: self.clock.now(),
         };
         match self.store.create_endpoint(&new).await? {
-            EndpointCreation::Created(endpoint) => Ok(CreatedEndpoint { endpoint, secret }),
+            EndpointCreation::Created(endpoint) => Ok(CreatedEndpoint {
+                endpoint: *endpoint,
+                secret,
+            }),
             EndpointCreation::LimitReached => Err(EndpointError::LimitReached),
         }
     }
