@@ -317,10 +317,10 @@ impl WebhookEndpointStore for Database {
             }
             outbox::CommitOrder::take_commit_turn(conn, shop).await?;
             let body = outbox.renderer.render(event);
-            let seq = conn.append_event_only(shop, event, &body).await?;
+            outbox::CommitOrder::take_commit_turn(conn, shop).await?;
+            let (seq, _) = conn.insert_events(shop, &[(event, body)]).await?;
             conn.insert_delivery(shop, id, seq, &event.resource_key(), event.at)
                 .await?;
-            outbox::CommitOrder::notify_workers(conn).await?;
             Ok(true)
         });
         let enqueued = enqueued?;

@@ -6,8 +6,9 @@
 
 use std::sync::Arc;
 
+use diesel::dsl::sql;
 use diesel::prelude::*;
-use diesel::sql_types::{BigInt, Integer, Nullable, Text};
+use diesel::sql_types::{Integer, Text};
 use diesel_async::RunQueryDsl;
 use shop_domain::Timestamp;
 use shop_domain::catalogue::Product;
@@ -64,70 +65,99 @@ impl Outbox {
 }
 
 pub(crate) trait OutboxQueries {
-    /// Appends `event` to the outbox and returns its sequence number.
-    fn append_event_only(
+    /// Appends the rendered `events` (at least one) to the outbox, in their order; returns
+    /// the first and last positions drawn.
+    fn insert_events(
         &mut self,
         shop: &ShopId,
-        event: &NewEvent,
-        body: &str,
-    ) -> impl Future<Output = Result<i64, DbError>> + Send;
+        events: &[(&NewEvent, String)],
+    ) -> impl Future<Output = Result<(i64, i64), DbError>> + Send;
 
-    /// Queues event `seq` for each of the shop's enabled endpoints that receive its type.
+    /// Queues the shop's events from position `first` to `last` (this transaction's: the
+    /// shop's commit turn keeps any other writer of the shop out of that range) for each of
+    /// the shop's enabled endpoints that receives its type: one statement for them all.
     fn fan_out(
         &mut self,
         shop: &ShopId,
-        event: &NewEvent,
-        seq: i64,
+        first: i64,
+        last: i64,
     ) -> impl Future<Output = Result<(), DbError>> + Send;
+}
+
+/// An event as the outbox stores it.
+#[derive(Insertable)]
+#[diesel(table_name = webhook_events)]
+struct EventRow<'a> {
+    id: &'a str,
+    shop_id: &'a str,
+    event_type: &'a str,
+    resource: String,
+    body: &'a str,
+    created_at_ms: i64,
 }
 
 impl_for_each_backend! {
     impl OutboxQueries {
-        async fn append_event_only(
+        async fn insert_events(
             &mut self,
             shop: &ShopId,
-            event: &NewEvent,
-            body: &str,
-        ) -> Result<i64, DbError> {
-            Ok(diesel::insert_into(webhook_events::table)
-                .values((
-                    webhook_events::id.eq(event.id.as_str()),
-                    webhook_events::shop_id.eq(shop.as_str()),
-                    webhook_events::event_type.eq(event.event_type.as_str()),
-                    webhook_events::resource.eq(event.resource_key()),
-                    webhook_events::body.eq(body),
-                    webhook_events::created_at_ms.eq(event.at.millis()),
-                ))
-                .returning(webhook_events::seq)
-                .get_result(self)
-                .await?)
+            events: &[(&NewEvent, String)],
+        ) -> Result<(i64, i64), DbError> {
+            // One statement per event: diesel has no multi-row INSERT … RETURNING on SQLite,
+            // and the fan-out below, one statement for them all, is what an event costs most.
+            let mut range: Option<(i64, i64)> = None;
+            for (event, body) in events {
+                let row = EventRow {
+                    id: event.id.as_str(),
+                    shop_id: shop.as_str(),
+                    event_type: event.event_type.as_str(),
+                    resource: event.resource_key(),
+                    body: body.as_str(),
+                    created_at_ms: event.at.millis(),
+                };
+                let seq: i64 = diesel::insert_into(webhook_events::table)
+                    .values(&row)
+                    .returning(webhook_events::seq)
+                    .get_result(&mut *self)
+                    .await?;
+                range = Some(range.map_or((seq, seq), |(first, last)| (first.min(seq), last.max(seq))));
+            }
+            range.ok_or_else(|| DbError::Invariant("no event to append".into()))
         }
 
-        async fn fan_out(
-            &mut self,
-            shop: &ShopId,
-            event: &NewEvent,
-            seq: i64,
-        ) -> Result<(), DbError> {
-            let at = event.at.millis();
-            let resource = event.resource_key();
-            // The delivery's id: the event's sequence number and the endpoint's id, unique
-            // and within the 64 characters of an id.
-            let fan_out = webhook_endpoints::table
-                .filter(webhook_endpoints::shop_id.eq(shop.as_str()))
-                .filter(webhook_endpoints::status.eq("enabled"))
-                .filter(webhook_endpoints::receives.like(format!("%,{},%", event.event_type.as_str())))
+        async fn fan_out(&mut self, shop: &ShopId, first: i64, last: i64) -> Result<(), DbError> {
+            // The delivery's id: the event's position and the endpoint's id, unique and
+            // within the 64 characters of an id.
+            let delivery_id = "dlv_"
+                .into_sql::<Text>()
+                .concat(sql::<Text>("CAST(webhook_events.seq AS TEXT)"))
+                .concat("_")
+                .concat(webhook_endpoints::id);
+            let receives_it = webhook_endpoints::receives.like(
+                "%,".into_sql::<Text>()
+                    .concat(webhook_events::event_type)
+                    .concat(",%"),
+            );
+            let fan_out = webhook_events::table
+                .inner_join(
+                    webhook_endpoints::table.on(webhook_endpoints::shop_id
+                        .eq(webhook_events::shop_id)
+                        .and(webhook_endpoints::status.eq("enabled"))
+                        .and(receives_it)),
+                )
+                .filter(webhook_events::shop_id.eq(shop.as_str()))
+                .filter(webhook_events::seq.between(first, last))
                 .select((
-                    format!("dlv_{seq}_").into_sql::<Text>().concat(webhook_endpoints::id),
-                    webhook_endpoints::shop_id,
+                    delivery_id,
+                    webhook_events::shop_id,
                     webhook_endpoints::id,
-                    seq.into_sql::<BigInt>(),
-                    resource.as_str().into_sql::<Text>(),
+                    webhook_events::seq,
+                    webhook_events::resource,
                     "pending".into_sql::<Text>(),
                     0.into_sql::<Integer>(),
-                    Some(at).into_sql::<Nullable<BigInt>>(),
-                    at.into_sql::<BigInt>(),
-                    at.into_sql::<BigInt>(),
+                    webhook_events::created_at_ms.nullable(),
+                    webhook_events::created_at_ms,
+                    webhook_events::created_at_ms,
                 ));
             diesel::insert_into(webhook_deliveries::table)
                 .values(fan_out)
@@ -206,13 +236,13 @@ pub(crate) async fn append<C: OutboxQueries + CommitOrder + Send>(
     if events.is_empty() {
         return Ok(());
     }
+    let rendered: Vec<(&NewEvent, String)> = events
+        .iter()
+        .map(|event| (event, outbox.renderer.render(event)))
+        .collect();
     conn.take_commit_turn(shop).await?;
-    for event in events {
-        let body = outbox.renderer.render(event);
-        let seq = conn.append_event_only(shop, event, &body).await?;
-        conn.fan_out(shop, event, seq).await?;
-    }
-    conn.notify_workers().await
+    let (first, last) = conn.insert_events(shop, &rendered).await?;
+    conn.fan_out(shop, first, last).await
 }
 
 /// A shop's events are numbered in the order their transactions commit, so that a reader
@@ -223,22 +253,17 @@ pub(crate) async fn append<C: OutboxQueries + CommitOrder + Send>(
 /// draws its positions after that. Only the appends and the commit run under the lock (see
 /// docs/PERFORMANCE.md, "Webhooks").
 pub(crate) trait CommitOrder {
+    /// Takes the shop's turn to commit, and on PostgreSQL queues the `NOTIFY` that wakes
+    /// every instance's workers at the commit, in the same statement (one round trip).
+    /// SQLite's one instance is woken in process.
     fn take_commit_turn(
         &mut self,
         shop: &ShopId,
     ) -> impl Future<Output = Result<(), DbError>> + Send;
-
-    /// PostgreSQL's `NOTIFY` at commit, which wakes every instance's workers; nothing on
-    /// SQLite, whose one instance is woken in process.
-    fn notify_workers(&mut self) -> impl Future<Output = Result<(), DbError>> + Send;
 }
 
 impl<R: crate::database::SqliteRunner> CommitOrder for crate::database::SqliteOn<R> {
     async fn take_commit_turn(&mut self, _shop: &ShopId) -> Result<(), DbError> {
-        Ok(())
-    }
-
-    async fn notify_workers(&mut self) -> Result<(), DbError> {
         Ok(())
     }
 }
@@ -249,16 +274,10 @@ const COMMIT_ORDER_LOCK_CLASS: i32 = 34;
 
 impl CommitOrder for diesel_async::AsyncPgConnection {
     async fn take_commit_turn(&mut self, shop: &ShopId) -> Result<(), DbError> {
-        diesel::sql_query("SELECT pg_advisory_xact_lock($1, hashtext($2))")
+        diesel::sql_query("SELECT pg_advisory_xact_lock($1, hashtext($2)), pg_notify($3, '')")
             .bind::<Integer, _>(COMMIT_ORDER_LOCK_CLASS)
             .bind::<Text, _>(shop.as_str())
-            .execute(self)
-            .await?;
-        Ok(())
-    }
-
-    async fn notify_workers(&mut self) -> Result<(), DbError> {
-        diesel::sql_query(format!("NOTIFY {CHANNEL}"))
+            .bind::<Text, _>(CHANNEL)
             .execute(self)
             .await?;
         Ok(())
