@@ -21,6 +21,7 @@ on_both_databases!(
     the_stream_pages_through_300_products_each_exactly_once,
     every_endpoint_decodes_into_the_typed_models,
     errors_carry_their_typed_code,
+    the_v2_webhook_calls_manage_an_endpoint_and_read_the_event_log,
 );
 
 fn client_of(app: &TestApp, key: &str) -> Client {
@@ -429,4 +430,79 @@ async fn an_adjustment_retried_after_a_429_is_applied_once() {
         } => assert!(wait >= Duration::from_secs(1), "{wait:?}"),
         other => panic!("without retries the 429 is the typed error: {other:?}"),
     }
+}
+
+async fn the_v2_webhook_calls_manage_an_endpoint_and_read_the_event_log(app: TestApp) {
+    use shop_api_client::{EventLogQuery, NewWebhookEndpoint, WebhookEndpointChange};
+
+    app.create_shop("atelier").await;
+    app.import("atelier", &stock()).await;
+    let key = app
+        .create_key(
+            "atelier",
+            "stock:read,stock:write,products:read,webhooks:read,webhooks:write",
+        )
+        .await;
+    let client = client_of(&app, &key);
+    let receiver = crate::support::receiver::Receiver::start().await;
+    let created = client
+        .create_webhook_endpoint(&NewWebhookEndpoint {
+            url: receiver.url("/hook"),
+            events: vec!["stock.updated".into()],
+            description: Some("ERP".into()),
+        })
+        .await
+        .unwrap();
+    assert!(created.secret.starts_with("whsec_"));
+    let id = created.endpoint.id.clone();
+    assert_eq!(
+        client.webhook_endpoint(&id).await.unwrap(),
+        created.endpoint
+    );
+    assert_eq!(
+        client.webhook_endpoints(None).await.unwrap().data,
+        vec![created.endpoint.clone()]
+    );
+
+    let ping = client.send_webhook_test(&id).await.unwrap();
+    let received = receiver
+        .until(Duration::from_secs(15), |r| !r.is_empty())
+        .await;
+    let verified = shop_api_client::verify_webhook(
+        &[created.secret.as_str()],
+        &received[0].headers,
+        &received[0].body,
+    )
+    .unwrap();
+    assert_eq!(verified.id, ping);
+
+    client.adjust_stock("v_ok", 2, "client test").await.unwrap();
+    let events = client
+        .events(&EventLogQuery {
+            event_type: Some("stock.updated".into()),
+            ..EventLogQuery::default()
+        })
+        .await
+        .unwrap();
+    let last: serde_json::Value = serde_json::from_str(events.data.last().unwrap().json()).unwrap();
+    assert_eq!(last["data"]["stock"], 12);
+
+    let disabled = client
+        .update_webhook_endpoint(
+            &id,
+            &WebhookEndpointChange {
+                status: Some("disabled".into()),
+                ..WebhookEndpointChange::default()
+            },
+        )
+        .await
+        .unwrap();
+    assert_eq!(disabled.disabled_reason.as_deref(), Some("manual"));
+    let rotated = client.rotate_webhook_secret(&id).await.unwrap();
+    assert_ne!(rotated, created.secret);
+    let deliveries = client.webhook_deliveries(&id, None, None).await.unwrap();
+    assert!(!deliveries.data.is_empty());
+    client.delete_webhook_endpoint(&id).await.unwrap();
+    let gone = client.webhook_endpoint(&id).await.unwrap_err();
+    assert_eq!(gone.code(), Some(&ErrorCode::NotFound));
 }

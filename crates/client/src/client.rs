@@ -225,6 +225,28 @@ impl Client {
         })
     }
 
+    /// Sends `method` to the v2 path `segments` with an optional JSON `body`, and decodes the
+    /// answer (`None` for a 204).
+    pub(crate) async fn send_v2<T: DeserializeOwned>(
+        &self,
+        method: Method,
+        segments: &[&str],
+        params: Params,
+        body: Option<Vec<u8>>,
+    ) -> Result<Option<T>, ApiError> {
+        let request = Request {
+            method,
+            url: self.versioned_url("v2", segments, &params)?,
+            body,
+            idempotency_key: None,
+        };
+        let response = self.execute(&request).await?;
+        if response.status == StatusCode::NO_CONTENT {
+            return Ok(None);
+        }
+        decode(response).map(Some)
+    }
+
     async fn get<T: DeserializeOwned>(
         &self,
         segments: &[&str],
@@ -297,11 +319,21 @@ impl Client {
 
     /// `{base}/api/v1/{segments...}?{params}`; every segment is percent-encoded.
     fn url(&self, segments: &[&str], params: &Params) -> Result<Url, ApiError> {
+        self.versioned_url("v1", segments, params)
+    }
+
+    /// `{base}/api/{version}/{segments...}?{params}`.
+    pub(crate) fn versioned_url(
+        &self,
+        version: &str,
+        segments: &[&str],
+        params: &Params,
+    ) -> Result<Url, ApiError> {
         let mut url = self.inner.base.clone();
         url.path_segments_mut()
             .map_err(|()| ApiError::Invalid("the base URL cannot take a path".to_owned()))?
             .pop_if_empty()
-            .extend(["api", "v1"])
+            .extend(["api", version])
             .extend(segments);
         if !params.is_empty() {
             url.query_pairs_mut()
@@ -325,7 +357,12 @@ impl Client {
                     RetryReason::ServiceUnavailable,
                     retry::retry_after(&response.headers),
                 ),
-                Err(error) if retry::is_retryable(error) => (RetryReason::Transport, None),
+                // A lost answer leaves unknown whether the request was applied: it is sent
+                // again only when repeating it changes nothing more (a read, a `PATCH` or
+                // `DELETE`, a keyed adjustment). A 429 or 503 was not applied at all.
+                Err(error) if retry::is_retryable(error) && request.safe_to_repeat() => {
+                    (RetryReason::Transport, None)
+                }
                 _ => return outcome.map_err(ApiError::Transport),
             };
             failures += 1;
@@ -498,6 +535,17 @@ struct Request<'a> {
     url: Url,
     body: Option<Vec<u8>>,
     idempotency_key: Option<&'a str>,
+}
+
+impl Request<'_> {
+    /// Whether sending it twice does what sending it once does.
+    fn safe_to_repeat(&self) -> bool {
+        self.idempotency_key.is_some()
+            || matches!(
+                self.method,
+                Method::GET | Method::HEAD | Method::PATCH | Method::DELETE
+            )
+    }
 }
 
 struct Response {

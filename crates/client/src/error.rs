@@ -105,6 +105,8 @@ pub enum ErrorCode {
     StockOutOfRange,
     /// 422: an `Idempotency-Key` already used for a different request.
     IdempotencyKeyReused,
+    /// 422 (API v2): the shop already has the most webhook endpoints it may have (16).
+    WebhookEndpointLimit,
     /// 429: a rate limit is exceeded; see `Retry-After`.
     RateLimited,
     /// 500: unexpected server error.
@@ -131,6 +133,7 @@ impl ErrorCode {
             Self::StockNotTracked => "STOCK_NOT_TRACKED",
             Self::StockOutOfRange => "STOCK_OUT_OF_RANGE",
             Self::IdempotencyKeyReused => "IDEMPOTENCY_KEY_REUSED",
+            Self::WebhookEndpointLimit => "WEBHOOK_ENDPOINT_LIMIT",
             Self::RateLimited => "RATE_LIMITED",
             Self::InternalError => "INTERNAL_ERROR",
             Self::ServiceUnavailable => "SERVICE_UNAVAILABLE",
@@ -155,6 +158,7 @@ impl From<&str> for ErrorCode {
             "STOCK_NOT_TRACKED" => Self::StockNotTracked,
             "STOCK_OUT_OF_RANGE" => Self::StockOutOfRange,
             "IDEMPOTENCY_KEY_REUSED" => Self::IdempotencyKeyReused,
+            "WEBHOOK_ENDPOINT_LIMIT" => Self::WebhookEndpointLimit,
             "RATE_LIMITED" => Self::RateLimited,
             "INTERNAL_ERROR" => Self::InternalError,
             "SERVICE_UNAVAILABLE" => Self::ServiceUnavailable,

@@ -57,6 +57,7 @@ mod query;
 mod retry;
 mod sync;
 mod webhook;
+mod webhook_endpoints;
 
 pub use client::{Client, ClientBuilder, IDEMPOTENCY_KEY_HEADER, new_idempotency_key};
 pub use error::{ApiError, ErrorCode, FieldIssue};
@@ -69,6 +70,10 @@ pub use retry::{RetryEvent, RetryReason};
 pub use sync::{Checkpoint, SyncRun};
 pub use webhook::{
     WEBHOOK_TOLERANCE, WebhookError, WebhookEvent, verify_webhook, verify_webhook_at,
+};
+pub use webhook_endpoints::{
+    CreatedWebhookEndpoint, EventLogQuery, LoggedEvent, NewWebhookEndpoint, WebhookDelivery,
+    WebhookEndpoint, WebhookEndpointChange,
 };
 
 #[cfg(test)]
