@@ -1,7 +1,8 @@
 //! The ceilings of the benchmark. Ceiling A, the framework's (this module): the API's actix-web
 //! server configuration answering fixed, pre-serialized bodies, with no authentication,
 //! database or middleware. Ceiling B for SQLite, the database's: [`sqlite_ceiling`] (on
-//! PostgreSQL, pgbench plays that part).
+//! PostgreSQL, pgbench plays that part). And [`webhook_sink`], the receiver the webhook
+//! fault scenario and benchmark deliver to.
 //!
 //! The benchmark captures a real endpoint's response body, serves the same bytes here and
 //! drives both with the same load: the endpoint's throughput as a fraction of this one is the
@@ -9,6 +10,7 @@
 
 mod fixed_body;
 pub mod sqlite_ceiling;
+pub mod webhook_sink;
 
 pub use fixed_body::{FixedBody, ParseFixedBodyError};
 
