@@ -6,6 +6,8 @@
 #   FAULTS_PG_CLUSTER=shared ...     # restart the machine's PostgreSQL instead of a private one
 #   SHOP_API_BIN=target/release/shop-api ...   # one binary for all (default: the debug build,
 #                                               # and the release build for the flood)
+#   SHOP_SINK_BIN=target/release/webhook-sink ...   # the webhook receiver (default: the debug
+#                                               # build, made by the same `cargo test --no-run`)
 #
 # The cross-shop probe is a Rust black-box test (tests/api/cross_shop_probe.rs); it is run
 # again here with --nocapture for its figures (its PostgreSQL half needs TEST_DATABASE_URL).
@@ -50,6 +52,10 @@ scenario() {
 
 scenario crash_sqlite "$SCENARIO_SECONDS" python3 scripts/faults/crash.py --backend sqlite
 scenario crash_postgres "$SCENARIO_SECONDS" python3 scripts/faults/crash.py --backend postgres
+# Webhooks (issue 34): SIGKILL while 1,000 variants' events are delivered, on both databases
+# (two `deliver` instances sharing PostgreSQL's queue run below, on the release build).
+scenario webhooks_crash_sqlite "$SCENARIO_SECONDS" python3 scripts/faults/webhooks_crash.py --backend sqlite
+scenario webhooks_crash_postgres "$SCENARIO_SECONDS" python3 scripts/faults/webhooks_crash.py --backend postgres
 scenario pg_restart "$SCENARIO_SECONDS" python3 scripts/faults/pg_restart.py --cluster "${FAULTS_PG_CLUSTER:-private}"
 # A latency figure is taken on the binary that ships: the release build. The debug build spends
 # 5-10x more CPU per request, so the flood saturates its core and the ratio measures the debug
@@ -62,6 +68,11 @@ scenario invalid_key_flood $((SCENARIO_SECONDS + 60)) \
     env SHOP_API_BIN="${SHOP_API_BIN:-$PWD/target/release/shop-api}" python3 scripts/faults/invalid_key_flood.py
 scenario auth_burst "$SCENARIO_SECONDS" \
     env SHOP_API_BIN="${SHOP_API_BIN:-$PWD/target/release/shop-api}" python3 scripts/faults/auth_burst.py
+# 10,000 deliveries by two `deliver` instances: a throughput, so the release build too (the
+# debug build's attempts are several times slower and would not fit the time bound).
+scenario webhooks_two_instances $((SCENARIO_SECONDS + 30)) \
+    env SHOP_API_BIN="${SHOP_API_BIN:-$PWD/target/release/shop-api}" \
+    python3 scripts/faults/webhooks_crash.py --two-instances --deliver-timeout 100
 
 step "fault: cross_shop_probe (tests/api/cross_shop_probe.rs)"
 probe_log=target/faults/cross_shop_probe.log

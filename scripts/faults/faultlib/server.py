@@ -87,10 +87,12 @@ class ShopApi:
     # --- the server ------------------------------------------------------------------------
 
     def start(self, *, reads=UNLIMITED, writes=UNLIMITED, auth_failures=None, workers=2,
-              cpus: set[int] | None = None, metrics_token: str | None = None) -> str:
+              cpus: set[int] | None = None, metrics_token: str | None = None,
+              env: dict[str, str] | None = None) -> str:
         """Starts `serve` on a fresh loopback port. `auth_failures=None` keeps the default
         budget (no flag, no environment variable); `cpus` pins the server (all its threads);
-        `metrics_token` (at least 32 characters) serves /metrics to its bearer."""
+        `metrics_token` (at least 32 characters) serves /metrics to its bearer; `env` adds
+        settings (the WEBHOOK_* ones)."""
         assert self.process is None, "already running"
         self.starts += 1
         port = free_port()
@@ -110,7 +112,7 @@ class ShopApi:
 
         log = open(self.work / f"server-{self.starts}.log", "wb")
         self.process = subprocess.Popen(
-            args, env=_environment(REDIS_URL=""), stdout=log, stderr=subprocess.STDOUT,
+            args, env=_environment(REDIS_URL="", **(env or {})), stdout=log, stderr=subprocess.STDOUT,
             stdin=subprocess.DEVNULL, preexec_fn=before_exec,
         )
         log.close()
@@ -136,6 +138,18 @@ class ShopApi:
             time.sleep(0.1)
         raise RuntimeError(f"shop-api was not ready within {timeout} s")
 
+    def start_deliver(self, name: str, env: dict[str, str] | None = None) -> subprocess.Popen:
+        """Starts `shop-api deliver` (webhook workers, no HTTP server) on the same database;
+        its log is `deliver-<name>.log`. The caller stops it (`stop_process`)."""
+        log = open(self.work / f"deliver-{name}.log", "wb")
+        process = subprocess.Popen(
+            [str(self.binary), "--database-url", self.database_url, "deliver"],
+            env=_environment(REDIS_URL="", **(env or {})), stdout=log, stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL, preexec_fn=die_with_parent,
+        )
+        log.close()
+        return process
+
     def cpu_seconds(self) -> float:
         """User + system CPU time the server has used so far."""
         fields = Path(f"/proc/{self.process.pid}/stat").read_text().rsplit(")", 1)[1].split()
@@ -150,10 +164,17 @@ class ShopApi:
     def stop(self) -> None:
         if self.process is None:
             return
-        self.process.terminate()
-        try:
-            self.process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait()
+        stop_process(self.process)
         self.process = None
+
+
+def stop_process(process: subprocess.Popen, grace: float = 10) -> None:
+    """SIGTERM, then SIGKILL after `grace` seconds."""
+    if process.poll() is not None:
+        return
+    process.terminate()
+    try:
+        process.wait(timeout=grace)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()

@@ -25,6 +25,20 @@ _STOCK = """SELECT v.id, v.stock FROM variants v JOIN shops s ON s.id = v.shop_i
             WHERE s.slug = ?"""
 
 
+def query(database_url: str, sql: str, params: tuple = ()) -> list[tuple[str, ...]]:
+    """Rows of `sql`, every value as text, read directly from the database (`sqlite3`
+    read-only, or `psql`). PostgreSQL gets no parameters: inline only the scenario's own
+    constants."""
+    if database_url.startswith("sqlite://"):
+        path = database_url.removeprefix("sqlite://")
+        with contextlib.closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True)) as db:
+            return [tuple("" if v is None else str(v) for v in row)
+                    for row in db.execute(sql, params)]
+    assert not params, "psql takes its values inlined"
+    text = psql(database_url, sql)
+    return [tuple(line.split("\t")) for line in text.splitlines() if line]
+
+
 class StoredData:
     def __init__(self, database_url: str, slug: str):
         assert slug.replace("-", "").isalnum(), "slugs are inlined in SQL"
@@ -33,11 +47,8 @@ class StoredData:
 
     def _rows(self, sql: str) -> list[tuple[str, ...]]:
         if self.url.startswith("sqlite://"):
-            path = self.url.removeprefix("sqlite://")
-            with contextlib.closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True)) as db:
-                return [tuple(str(v) for v in row) for row in db.execute(sql, (self.slug,))]
-        text = psql(self.url, sql.replace("?", f"'{self.slug}'"))
-        return [tuple(line.split("\t")) for line in text.splitlines() if line]
+            return query(self.url, sql, (self.slug,))
+        return query(self.url, sql.replace("?", f"'{self.slug}'"))
 
     def movements(self) -> list[Movement]:
         return [Movement(id, variant, int(delta), int(previous), int(new), reason)
