@@ -47,6 +47,17 @@ ci:
 bench *args:
     python3 scripts/bench/bench.py {{args}}
 
+# The webhooks part of the benchmark alone (issue 34; about 10 minutes a database): latency,
+# adjustments with and without endpoints, a drain, memory with a backlog, into its own section
+# of docs/PERFORMANCE.md (`--quick`: target/bench/PERFORMANCE-webhooks.md).
+bench-webhooks *args:
+    BENCH_ONLY=webhooks python3 scripts/bench/bench.py {{args}}
+
+# The webhook receiver of the fault scenarios and the benchmark (crates/bench), printing its
+# address; `GET /_sink/stats` and `/_sink/records` show what it received.
+webhook-sink *args:
+    cargo run --release -p shop-bench --bin webhook-sink -- {{args}}
+
 # This checkout's benchmark against an earlier commit's, in alternated runs: a table of every
 # target's change and spread in target/bench/alternate/comparison.md (scripts/bench/alternate.py).
 bench-against commit *args:

@@ -13,6 +13,7 @@ its markers) and target/bench/results-*.json.
     python3 scripts/bench/bench.py           # the full run (about 40 minutes on 2 cores)
     python3 scripts/bench/bench.py --quick   # tiny sizes and short runs: proves the harness
     BENCH_ONLY=flat python3 scripts/bench/bench.py   # seeding and the flat-with-size rounds only
+    BENCH_ONLY=webhooks python3 scripts/bench/bench.py   # the webhooks part only
     BENCH_REPLICA=1 python3 scripts/bench/bench.py   # list pages: reads on a replica / primary
 
 Every BENCH_* variable overrides one setting (scripts/bench/benchlib/config.py):
@@ -29,6 +30,12 @@ BENCH_ONLY=flat (a partial run: the seeding and the flat-with-size rounds, the d
 walk included; no throughput, ceilings, memory, soak or query plans. Its report says so and
 goes to target/bench/PERFORMANCE-flat.md, or BENCH_DOC, which may not be docs/PERFORMANCE.md:
 that file's generated section keeps the last full run)
+BENCH_ONLY=webhooks (the webhooks part alone, benchlib/webhooks.py: latency, adjustments with
+and without endpoints, a drain, memory with a backlog, on a dataset of its own; its knobs
+BENCH_WEBHOOK_{VARIANTS,RATE,LATENCY_SECONDS,DRAIN_EVENTS,BACKLOG_EVENTS,RSS_SECONDS} and
+BENCH_WEBHOOK_SINK. It writes only its own section of docs/PERFORMANCE.md (or BENCH_DOC; a
+reduced run: target/bench/PERFORMANCE-webhooks.md), which a full run writes too;
+BENCH_WEBHOOKS=0 leaves the part out of a full run)
 BENCH_REPLICA=1 (a run of its own, PostgreSQL only, outside the default run: the pair of
 scripts/replica/up.sh with no apply delay, the big dataset seeded on its primary, then the
 products and orders pages with reads on the replica against the primary alone, in
@@ -56,7 +63,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from benchlib import (  # noqa: E402
     config, cpu, datasets, latency, pgbench, plans, processes, replica, report, rounds,
-    soak, sqlite_ceiling, targets, tools, wrk)
+    soak, sqlite_ceiling, targets, tools, webhooks, wrk)
 from benchlib.api import (  # noqa: E402
     API, Api, deep_orders_cursor, first_page_extent, instant_before, newest_order_created_at,
     tracked_variants, wait_until_ready)
@@ -453,32 +460,41 @@ def bench_backend(settings, backend):
     print(f"\n== {backend}", flush=True)
     measured = new_measured(settings)
     try:
-        print(" seeding:", flush=True)
-        big = datasets.create(backend, "big", settings)
-        measured["seed"]["big"] = datasets.seed(settings, big, settings.big)
-        small = datasets.create(backend, "small", settings)
-        measured["seed"]["small"] = datasets.seed(settings, small, settings.small)
-        measured["settle_s"] = datasets.settle(settings, [big, small])
-        print(f"  on disk (checkpoint, sync) in {measured['settle_s']} s", flush=True)
-        big_key = datasets.create_key(settings, big)
-        small_key = datasets.create_key(settings, small)
-
-        captured = measure_big(settings, big, big_key, small, small_key, measured)
-        if settings.runs("flat"):
-            for search in measured["flat"]["searches"].values():
-                search["matches"] = {
-                    "small": datasets.count_search_matches(small, search["term"]),
-                    "big": datasets.count_search_matches(big, search["term"]),
-                }
-        if captured is not None:
-            measured["shop_id"] = captured.shop_id
-        if settings.runs("plans"):  # with throughput's shop id and flat's common term
-            common = measured["flat"]["searches"]["common"]["term"]
-            measured["plans"] = plans.capture(
-                big, plans.parameters(big, captured.shop_id, common, settings.deep_rows))
+        if settings.runs_datasets():
+            bench_datasets(settings, backend, measured)
+        if settings.runs("webhooks"):
+            print(" webhooks (a dataset of their own):", flush=True)
+            measured["webhooks"] = webhooks.run(settings, backend, serve_argv)
         return measured
     finally:
         datasets.drop_all(settings.keep_data)
+
+
+def bench_datasets(settings, backend, measured):
+    """The parts on the big and small datasets (config.DATASET_PARTS), into `measured`."""
+    print(" seeding:", flush=True)
+    big = datasets.create(backend, "big", settings)
+    measured["seed"]["big"] = datasets.seed(settings, big, settings.big)
+    small = datasets.create(backend, "small", settings)
+    measured["seed"]["small"] = datasets.seed(settings, small, settings.small)
+    measured["settle_s"] = datasets.settle(settings, [big, small])
+    print(f"  on disk (checkpoint, sync) in {measured['settle_s']} s", flush=True)
+    big_key = datasets.create_key(settings, big)
+    small_key = datasets.create_key(settings, small)
+
+    captured = measure_big(settings, big, big_key, small, small_key, measured)
+    if settings.runs("flat"):
+        for search in measured["flat"]["searches"].values():
+            search["matches"] = {
+                "small": datasets.count_search_matches(small, search["term"]),
+                "big": datasets.count_search_matches(big, search["term"]),
+            }
+    if captured is not None:
+        measured["shop_id"] = captured.shop_id
+    if settings.runs("plans"):  # with throughput's shop id and flat's common term
+        common = measured["flat"]["searches"]["common"]["term"]
+        measured["plans"] = plans.capture(
+            big, plans.parameters(big, captured.shop_id, common, settings.deep_rows))
 
 
 def same_first_pages(ports, key):

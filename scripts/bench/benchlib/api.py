@@ -37,6 +37,10 @@ class Api:
                 if attempt == 2:
                     raise
 
+    def send(self, method, path, body=None):
+        """(status, body) of any request (`body`: JSON text or None)."""
+        return self._request(method, path, body)
+
     def get(self, path):
         """The response body of a GET that must answer 200."""
         status, body = self._request("GET", path)

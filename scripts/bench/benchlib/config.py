@@ -1,7 +1,7 @@
 """Settings of a run, from the environment (every knob is a BENCH_* variable)."""
 
 import os
-from dataclasses import dataclass, asdict
+from dataclasses import dataclass, asdict, replace
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -11,15 +11,21 @@ LUA_SCRIPT = ROOT / "scripts" / "bench" / "wrk" / "load.lua"
 # The hand-written document whose generated section holds the last full run.
 DOC = ROOT / "docs" / "PERFORMANCE.md"
 
-# The parts of a run after the seeding (which every part needs): throughput with its ceilings,
-# the flat-with-size rounds (the deep cursor's walk included), memory with the soak, the
-# query plans.
-PARTS = ("throughput", "flat", "memory", "plans")
+# The parts of a run after the seeding (which every part but webhooks needs): throughput with
+# its ceilings, the flat-with-size rounds (the deep cursor's walk included), memory with the
+# soak, the query plans; and webhooks (issue 34: benchlib/webhooks.py), on a dataset of its own.
+PARTS = ("throughput", "flat", "memory", "plans", "webhooks")
+# The parts that run on the big and small datasets (seeded only when one of them runs).
+DATASET_PARTS = ("throughput", "flat", "memory", "plans")
 # BENCH_ONLY=<name> -> the parts it keeps: a few minutes on what one change is meant to
 # move, instead of the 40 of a full run. Memory and the query plans need throughput (the
 # variants the soak adjusts, the shop id it captures), the plans flat too (the common search
 # term): a set with them keeps those.
-ONLY = {"flat": ("flat",)}
+ONLY = {"flat": ("flat",), "webhooks": ("webhooks",)}
+# BENCH_ONLY names whose report has a section of its own in docs/PERFORMANCE.md (between
+# markers of its own, benchlib/report.py): such a run writes that section only, and the full
+# run's section is left as it is. A reduced run of it goes to target/bench/ unless BENCH_DOC.
+OWN_SECTION = ("webhooks",)
 # BENCH_REPLICA=1: a run of its own, outside the default run (benchlib/replica.py): the list
 # pages' throughput with reads on a streaming replica of scripts/replica/up.sh against the
 # primary alone, on PostgreSQL only. Like BENCH_ONLY, it never writes docs/PERFORMANCE.md.
@@ -44,6 +50,16 @@ FULL = {
     "BENCH_LATENCY_SECONDS": 5,
     "BENCH_SOAK_SECONDS": 600,
     "BENCH_DEEP_ROWS": 500_000,
+    # Webhooks (issue 34): the dataset's tracked variants (at least the drain's distinct
+    # resources; each import of the memory phase changes them all), the latency's paced rate
+    # and duration, the drain's events, the memory phase's backlog and how long each server
+    # is watched after it.
+    "BENCH_WEBHOOK_VARIANTS": 20_000,
+    "BENCH_WEBHOOK_RATE": 200,
+    "BENCH_WEBHOOK_LATENCY_SECONDS": 30,
+    "BENCH_WEBHOOK_DRAIN_EVENTS": 10_000,
+    "BENCH_WEBHOOK_BACKLOG_EVENTS": 100_000,
+    "BENCH_WEBHOOK_RSS_SECONDS": 20,
 }
 
 # `--quick`: proves the harness end to end in a few minutes; its numbers mean little.
@@ -61,6 +77,12 @@ QUICK = {
     "BENCH_LATENCY_SECONDS": 2,
     "BENCH_SOAK_SECONDS": 20,
     "BENCH_DEEP_ROWS": 1_000,
+    "BENCH_WEBHOOK_VARIANTS": 5_000,
+    "BENCH_WEBHOOK_RATE": 200,
+    "BENCH_WEBHOOK_LATENCY_SECONDS": 5,
+    "BENCH_WEBHOOK_DRAIN_EVENTS": 1_000,
+    "BENCH_WEBHOOK_BACKLOG_EVENTS": 5_000,
+    "BENCH_WEBHOOK_RSS_SECONDS": 5,
 }
 
 
@@ -105,11 +127,24 @@ class Settings:
     # alternated, and how long the replica may take to replay the seed.
     replica_rounds: int = 2
     replica_catchup_timeout_s: int = 600
+    # Webhooks (benchlib/webhooks.py): see FULL.
+    webhook_variants: int = FULL["BENCH_WEBHOOK_VARIANTS"]
+    webhook_rate: int = FULL["BENCH_WEBHOOK_RATE"]
+    webhook_latency_s: int = FULL["BENCH_WEBHOOK_LATENCY_SECONDS"]
+    webhook_drain_events: int = FULL["BENCH_WEBHOOK_DRAIN_EVENTS"]
+    webhook_backlog_events: int = FULL["BENCH_WEBHOOK_BACKLOG_EVENTS"]
+    webhook_rss_s: int = FULL["BENCH_WEBHOOK_RSS_SECONDS"]
+    webhook_sink: Path = ROOT / "target" / "release" / "webhook-sink"
+    # BENCH_WEBHOOKS=0: a full run without the webhooks part (scripts/bench/alternate.py's
+    # default, since an earlier commit may have no webhooks).
+    webhooks: bool = True
 
     @property
     def parts(self):
         """The parts of PARTS this run measures, in PARTS order (BENCH_REPLICA=1: its own)."""
-        return RUNS_OF_THEIR_OWN[self.only] if self.only else PARTS
+        if self.only:
+            return RUNS_OF_THEIR_OWN[self.only]
+        return PARTS if self.webhooks else tuple(p for p in PARTS if p != "webhooks")
 
     @property
     def replica(self):
@@ -117,6 +152,10 @@ class Settings:
 
     def runs(self, part):
         return part in self.parts
+
+    def runs_datasets(self):
+        """Whether a part on the big and small datasets runs (they are seeded only then)."""
+        return any(self.runs(part) for part in DATASET_PARTS)
 
     def to_json(self):
         data = asdict(self)
@@ -169,12 +208,18 @@ def backends_from(raw, replica=False):
     return backends
 
 
-def doc_path(only, raw_doc):
+def doc_path(only, raw_doc, reduced_run=False):
     """Where the report goes. A full run: BENCH_DOC, else docs/PERFORMANCE.md. A partial run
     (BENCH_ONLY): BENCH_DOC, else target/bench/PERFORMANCE-<only>.md; never
     docs/PERFORMANCE.md, whose generated section must keep the last full run's figures
     rather than a report where most of them are absent. Refused here, at the start, not
-    after the run."""
+    after the run. A run with a section of its own (OWN_SECTION: webhooks) writes that
+    section of BENCH_DOC, else of docs/PERFORMANCE.md, and nothing else of it; when it is
+    reduced (`reduced_run`) and BENCH_DOC is unset, target/bench/PERFORMANCE-<only>.md."""
+    if only in OWN_SECTION:
+        if raw_doc:
+            return Path(raw_doc)
+        return OUT_DIR / f"PERFORMANCE-{only}.md" if reduced_run else DOC
     if not only:
         return Path(raw_doc) if raw_doc else DOC
     if not raw_doc:
@@ -191,14 +236,29 @@ def reduced(settings):
     figures prove the harness, not the service). BENCH_SECONDS counts only when throughput
     (or BENCH_REPLICA=1's throughput) ran: a flat-only run does not use it; the latency
     settings only when the flat-with-size rounds ran."""
-    throughput = settings.runs("throughput") or settings.runs(REPLICA)
-    return (settings.quick or settings.big.orders < FULL["BENCH_BIG_ORDERS"]
+    throughput = (settings.runs("throughput") or settings.runs(REPLICA)
+                  or settings.runs("webhooks"))
+    return (settings.quick
+            or ((settings.runs_datasets() or settings.runs(REPLICA))
+                and settings.big.orders < FULL["BENCH_BIG_ORDERS"])
+            or (settings.runs("webhooks") and webhooks_reduced(settings))
             or (throughput and settings.duration_s < FULL["BENCH_SECONDS"])
             or (settings.runs("throughput")
                 and settings.throughput_rounds < FULL["BENCH_THROUGHPUT_ROUNDS"])
             or (settings.runs("flat")
                 and (settings.latency_s < FULL["BENCH_LATENCY_SECONDS"]
                      or settings.latency_rounds < FULL["BENCH_LATENCY_ROUNDS"])))
+
+
+def webhooks_reduced(settings):
+    """Whether the webhooks part measures less than the issue asks: a smaller drain or
+    backlog, a shorter latency run, a lower rate, or fewer throughput rounds (more
+    variants is not less)."""
+    return (settings.webhook_drain_events < FULL["BENCH_WEBHOOK_DRAIN_EVENTS"]
+            or settings.webhook_backlog_events < FULL["BENCH_WEBHOOK_BACKLOG_EVENTS"]
+            or settings.webhook_latency_s < FULL["BENCH_WEBHOOK_LATENCY_SECONDS"]
+            or settings.webhook_rate < FULL["BENCH_WEBHOOK_RATE"]
+            or settings.throughput_rounds < FULL["BENCH_THROUGHPUT_ROUNDS"])
 
 
 def load(quick=False):
@@ -240,7 +300,7 @@ def load(quick=False):
     # A reduced run cannot page deeper than its table.
     deep_rows = min(number("BENCH_DEEP_ROWS"), max(big.orders // 2, 1))
     release = ROOT / "target" / "release"
-    return Settings(
+    settings = Settings(
         backends=backends,
         big=big,
         small=small,
@@ -265,11 +325,22 @@ def load(quick=False):
         ceiling_sqlite=Path(os.environ.get("BENCH_CEILING_SQLITE", release / "ceiling-sqlite")),
         skip_build=flag("BENCH_SKIP_BUILD"),
         keep_data=flag("BENCH_KEEP_DATA"),
-        doc=doc_path(only, os.environ.get("BENCH_DOC", "").strip()),
+        doc=DOC,
         seed_timeout_s=number("BENCH_SEED_TIMEOUT_SECONDS", 3600),
         deep_walk_timeout_s=number("BENCH_DEEP_WALK_TIMEOUT_SECONDS", 900),
         quick=quick,
         only=only,
         replica_rounds=replica_rounds,
         replica_catchup_timeout_s=number("BENCH_REPLICA_CATCHUP_TIMEOUT_SECONDS", 600),
+        webhook_variants=number("BENCH_WEBHOOK_VARIANTS"),
+        webhook_rate=max(1, number("BENCH_WEBHOOK_RATE")),
+        webhook_latency_s=number("BENCH_WEBHOOK_LATENCY_SECONDS"),
+        webhook_drain_events=number("BENCH_WEBHOOK_DRAIN_EVENTS"),
+        webhook_backlog_events=number("BENCH_WEBHOOK_BACKLOG_EVENTS"),
+        webhook_rss_s=number("BENCH_WEBHOOK_RSS_SECONDS"),
+        webhook_sink=Path(os.environ.get("BENCH_WEBHOOK_SINK", release / "webhook-sink")),
+        webhooks=os.environ.get("BENCH_WEBHOOKS", "1").strip().lower() not in ("0", "false", "no"),
     )
+    # Where the report goes depends on whether the run is reduced, known only now.
+    return replace(settings, doc=doc_path(only, os.environ.get("BENCH_DOC", "").strip(),
+                                          reduced(settings)))

@@ -121,9 +121,9 @@ def settle(settings, datasets):
     return round(time.monotonic() - started, 1)
 
 
-def create_key(settings, dataset):
+def create_key(settings, dataset, scopes=KEY_SCOPES):
     key = shop_api(settings, dataset, "key", "create", "--shop", SLUG, "--label", "bench",
-                   "--scopes", KEY_SCOPES)
+                   "--scopes", scopes)
     if not key or "\n" in key:
         raise Failure(f"`shop-api key create` printed {key!r}, expected one key")
     return key

@@ -3,11 +3,15 @@ hand-written text around the markers is kept."""
 
 from pathlib import Path
 
-from . import config, latency, replica, targets
+from . import config, latency, replica, targets, webhooks
 from .markdown import table as _table
 
 BEGIN = "<!-- bench:begin -->"
 END = "<!-- bench:end -->"
+# The webhooks part's own section (config.OWN_SECTION): written by a full run and by
+# BENCH_ONLY=webhooks, which leaves the full run's section above alone.
+WEBHOOKS_BEGIN = "<!-- bench-webhooks:begin -->"
+WEBHOOKS_END = "<!-- bench-webhooks:end -->"
 
 NEW_DOC = f"""# Performance
 
@@ -29,6 +33,7 @@ PART_NAMES = {
     "flat": "the flat-with-size rounds",
     "memory": "memory and the soak",
     "plans": "the query plans",
+    "webhooks": "the webhooks part",
 }
 
 
@@ -41,7 +46,9 @@ def _partial(results):
     """The warning a partial run's report opens with, or "" for a full run: what ran, what
     did not, and that the missing figures are absent rather than zero or failed."""
     ran = parts_run(results)
-    skipped = [PART_NAMES[p] for p in config.PARTS if p not in ran]
+    # A part with a section of its own is reported there, never in this one.
+    skipped = [PART_NAMES[p] for p in config.PARTS
+               if p not in ran and p not in config.OWN_SECTION]
     if not skipped:
         return ""
     only = results["meta"].get("only")
@@ -158,9 +165,9 @@ def _throughput(results):
                    "PostgreSQL CPU µs/req"], rows)
 
 
-def _targets(results):
+def _targets(results, rows=None):
     rows = [[r["target"], r["backend"], r["measured"], r["limit"], YES[r["met"]]]
-            for r in targets.evaluate(results)]
+            for r in (targets.evaluate(results, with_webhooks=False) if rows is None else rows)]
     return _table(["target", "backend", "measured", "limit", "met"], rows)
 
 
@@ -333,12 +340,187 @@ def generated(results):
     ])
 
 
+def _replace_between(text, begin, end, body):
+    """`text` with what lies between the markers replaced by `body` (the markers appended at
+    the end when absent)."""
+    if begin not in text or end not in text:
+        text = text.rstrip() + f"\n\n{begin}\n{end}\n"
+    before, rest = text.split(begin, 1)
+    _, after = rest.split(end, 1)
+    return f"{before}{begin}\n{body}\n{end}{after}"
+
+
+def has_webhooks(results):
+    return any("webhooks" in measured for measured in results["backends"].values())
+
+
 def write(path, results):
+    """A run's report into `path`: the full run's section (unless the run has a section of
+    its own only: BENCH_ONLY=webhooks) and, when the webhooks part ran, its section."""
     path = Path(path)
     text = path.read_text() if path.exists() else NEW_DOC
-    if BEGIN not in text or END not in text:
-        text = text.rstrip() + f"\n\n{BEGIN}\n{END}\n"
-    before, rest = text.split(BEGIN, 1)
-    _, after = rest.split(END, 1)
+    if results["meta"].get("only") not in config.OWN_SECTION:
+        text = _replace_between(text, BEGIN, END, generated(results))
+    if has_webhooks(results):
+        text = _replace_between(text, WEBHOOKS_BEGIN, WEBHOOKS_END, webhooks_generated(results))
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(f"{before}{BEGIN}\n{generated(results)}\n{END}{after}")
+    path.write_text(text)
+
+
+# --- the webhooks part's section ------------------------------------------------------------
+
+def _num(value, digits=1):
+    return "–" if value is None else f"{value:,.{digits}f}"
+
+
+def _webhook_latency(results):
+    rows = []
+    for backend, measured in results["backends"].items():
+        latency = measured.get("webhooks", {}).get("latency")
+        if not latency:
+            continue
+        load = latency["load"]
+        rows.append([backend, f"{latency['rate']} for {latency['seconds']} s",
+                     f"{load['sent']:,} at {load['rate']:,.1f}/s",
+                     f"{latency['received']:,} of {latency['expected']:,}",
+                     _num(latency["p50_ms"]), _num(latency["p90_ms"]), _num(latency["p99_ms"]),
+                     _num(latency["max_ms"]), latency["duplicates"],
+                     f"{_num(load['api_p50_ms'])} / {_num(load['api_p99_ms'])}"])
+    return _table(["backend", "adjustments/s asked", "adjustments sent", "deliveries received",
+                   "p50 ms", "p90 ms", "p99 ms", "max ms", "received twice",
+                   "adjustment's own p50 / p99 ms"], rows)
+
+
+def _webhook_throughput(results):
+    rows = []
+    for backend, measured in results["backends"].items():
+        throughput = measured.get("webhooks", {}).get("throughput")
+        if not throughput:
+            continue
+        runs = throughput["ratio_rounds"]
+        value = webhooks.ratio(throughput)
+        rows.append([backend,
+                     ", ".join(f"{r:,.0f}" for r in runs["reference"]),
+                     ", ".join(f"{r:,.0f}" for r in runs["api"]),
+                     _num(value, 2),
+                     f"{throughput['two']['p50_ms']:.2f} / {throughput['two']['p99_ms']:.2f}",
+                     ", ".join(f"{s:.1f}" for s in throughput.get("drained_after_s", []))])
+    return _table(["backend", "adjustments/s, no endpoint (per round)",
+                   "adjustments/s, 2 endpoints (per round)", "ratio (median of rounds)",
+                   "p50 / p99 ms with endpoints (round 1)",
+                   "queue emptied after each run with endpoints (s)"], rows)
+
+
+def _webhook_drain(results):
+    rows = []
+    for backend, measured in results["backends"].items():
+        drain = measured.get("webhooks", {}).get("drain")
+        if not drain:
+            continue
+        recover = ", ".join(f"{r['seconds']:.2f} s" for r in drain["recover"])
+        rows.append([backend, f"{drain['events']:,} ({drain['adjusted_s']:.1f} s)",
+                     recover, _num(drain.get("first_arrival_s"), 2),
+                     f"{drain['received']:,} of {drain['expected']:,}",
+                     _num(drain["seconds"], 2), _num(drain["per_second"], 0),
+                     _num(drain["first_to_last_per_second"], 0), drain["duplicates"]])
+    return _table(["backend", "events queued while disabled (adjusting took)",
+                   "recover requests", "first arrival after (s)", "deliveries received",
+                   "last arrival after (s)", "deliveries/s", "first to last arrival, /s",
+                   "received twice"], rows)
+
+
+def _webhook_memory(results):
+    rows = []
+    for backend, measured in results["backends"].items():
+        memory = measured.get("webhooks", {}).get("memory")
+        if not memory:
+            continue
+        backlog, restart = memory["backlog"], memory["restart"]
+        imports = ", ".join(f"{s:.0f}" for s in backlog["imports_s"])
+        rows.append([backend, f"{backlog['events']:,} ({imports} s)",
+                     f"{backlog['peak_mb']:.1f}", _breakdown(backlog),
+                     f"{backlog['pending']:,}", f"{restart['peak_mb']:.1f}",
+                     _breakdown(restart), f"{restart['pending']:,}"])
+    return _table(["backend", "events queued (each import's s)",
+                   "peak RSS while queued (MB)",
+                   f"RSS {_seconds(results)} s later: anonymous + files (MB)",
+                   "deliveries pending then", "peak RSS restarted on them (MB)",
+                   f"its RSS {_seconds(results)} s later: anonymous + files",
+                   "deliveries pending then"], rows)
+
+
+def _breakdown(side):
+    parts = side.get("breakdown")
+    if not parts:
+        return _num(side.get("rss_after_mb"))
+    return f"{parts['rss_mb']:.1f}: {parts['anon_mb']:.1f} + {parts['file_mb']:.1f}"
+
+
+def _seconds(results):
+    for measured in results["backends"].values():
+        memory = measured.get("webhooks", {}).get("memory")
+        if memory:
+            return memory["seconds"]
+    return "–"
+
+
+def _webhook_data(results):
+    rows = []
+    for backend, measured in results["backends"].items():
+        part = measured.get("webhooks")
+        if not part:
+            continue
+        data = part["data"]
+        rows.append([backend, f"{data['variants']:,}", f"{data['import_s']:.1f}",
+                     _num(part.get("server_peak_mb")), f"{part.get('sink_requests', 0):,}"])
+    return _table(["backend", "tracked variants (imported)", "import s",
+                   "server peak RSS, phases 1-3 (MB)", "deliveries the receiver took"], rows)
+
+
+def webhooks_generated(results):
+    """The webhooks part's section: its own header, so that it stands whichever run wrote it."""
+    meta = results["meta"]
+    m, s = meta["machine"], meta["settings"]
+    only = meta.get("only")
+    run = f"`{config.knob(only)}`" if only else "a full run"
+    reduced = _reduced(meta)
+    return "\n\n".join([
+        "_Generated by `scripts/bench/bench.py` (the webhooks part, benchlib/webhooks.py); "
+        "edit outside the markers only._",
+        f"Run of {meta['date']} ({run}) on {m['cpu']}, {m['cores']} cores, {m['ram_gib']} GiB "
+        f"RAM, Linux {m['kernel']} ({m['os']}). Versions: {_versions(meta)}. Server: "
+        f"`shop-api serve` (release), {s['workers']} workers, "
+        "`WEBHOOK_ALLOW_PRIVATE_NETWORKS=true`, the default retry schedule, rate limits "
+        "raised out of the way; two endpoints (`stock.updated`) on one `webhook-sink` "
+        "(crates/bench), which answers 204 at once. Load generator, server, receiver and "
+        f"database share the same {m['cores']} cores; the machine's load average (1, 5, 15 min) "
+        f"was {meta['load_average_start']} before the run and {meta['load_average_end']} at "
+        f"its end. Raw results: `{meta['raw_results']}`.{reduced}",
+        "### Webhooks: targets\n\n" + _targets(results, targets.evaluate_webhooks(results)),
+        "### Commit-to-receipt latency\n\nPaced adjustments "
+        f"({webhooks.SENDERS} threads, each request at its scheduled instant), each to a "
+        "variant of its own for the run; a delivery's latency is "
+        "its arrival at the receiver (after its body was read) minus its body's `timestamp` "
+        "(the change's time, in ms, so up to 1 ms is truncation). Percentiles over every "
+        "delivery, both endpoints.\n\n" + _webhook_latency(results),
+        f"### Adjustments with and without endpoints\n\nwrk, {s['connections']} connections "
+        f"on {s['wrk_threads']} threads, {s['duration_s']} s a run after a "
+        f"{s['warmup_s']} s warm-up, each run on an empty queue (the deliveries a run with "
+        "endpoints queued are waited for before the next), in "
+        f"{s.get('throughput_rounds', 1)} rounds alternating which goes first. \"No "
+        "endpoint\": both disabled, so no delivery is queued (the events are still logged for "
+        "`GET /api/v2/events`).\n\n" + _webhook_throughput(results),
+        "### Drain\n\nThe endpoints disabled, one adjustment to each of the distinct variants "
+        "(a disabled endpoint queues nothing); then `POST /api/v2/webhook-endpoints/{id}/recover "
+        "{since}` on each, which queues the newest event of each resource and enables the "
+        "endpoint. Deliveries/s: all of them over the time from the first recover request to "
+        "the last arrival.\n\n" + _webhook_drain(results),
+        "### Memory with a backlog\n\nThe receiver stopped (its port refuses connections); "
+        "a fresh server up while `shop-api import` changes every variant's stock until the "
+        "events are queued (another process, as a nightly import would), its workers "
+        "attempting and rescheduling the deliveries meanwhile; then a new server started on "
+        "that backlog. Peak: `VmHWM`; anonymous memory holds the heap (jemalloc, which keeps "
+        "freed pages for a while before returning them) and the threads' stacks.\n\n"
+        + _webhook_memory(results),
+        "### Webhooks: data\n\n" + _webhook_data(results),
+    ])

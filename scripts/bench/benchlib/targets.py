@@ -2,7 +2,7 @@
 
 import statistics
 
-from . import rounds
+from . import rounds, webhooks as webhook_part
 
 # Ceiling A is the framework (the `ceiling` binary), ceiling B the database (pgbench on
 # PostgreSQL, `ceiling-sqlite` on SQLite). /me's 0.8 of A was retired for 0.5 (issue 20:
@@ -21,6 +21,14 @@ FLAT_CHANGED = 1.5
 FLAT_DEEP = 1.3
 FLAT_SEARCH = 3.0
 PEAK_RSS_MB = 100
+# Webhooks (issue 34): commit-to-receipt latency at 200 adjustments/s to 2 endpoints; a drain
+# of 10,000 queued events of distinct resources to 2 fast endpoints; adjustments/s with 2
+# endpoints against none; the server's peak RSS with 100,000 undelivered events.
+WEBHOOK_P50_MS = 50
+WEBHOOK_P99_MS = 250
+WEBHOOK_DRAIN_PER_S = 2000
+WEBHOOK_THROUGHPUT_RATIO = 0.85
+WEBHOOK_PEAK_RSS_MB = 100
 SOAK_TOLERANCE_MB = 2.0  # or 2 % of the RSS, whichever is larger: allocator noise
 
 
@@ -157,7 +165,80 @@ def _memory(backend, memory, soak):
     return rows
 
 
-def evaluate(results):
+def _all_received(summary):
+    """" (received 11,998 of 12,000)" when some deliveries never arrived, else ""."""
+    if summary["received"] >= summary["expected"]:
+        return ""
+    return f"; received {summary['received']:,} of {summary['expected']:,}"
+
+
+def _webhooks(backend, webhooks):
+    """The webhooks part's targets (benchlib/webhooks.py). A latency or a drain that did not
+    receive every delivery is not met, whatever its figure."""
+    rows = []
+    latency = webhooks.get("latency")
+    if latency:
+        # At the asked rate (older results did not say: taken as reached), every delivery in.
+        reached = latency.get("rate_reached", True)
+        complete = latency["received"] >= latency["expected"] and reached
+        slow = ("" if reached else
+                f"; adjustments sent at {latency['load']['rate']:,.0f}/s only")
+        for name, limit in (("p50", WEBHOOK_P50_MS), ("p99", WEBHOOK_P99_MS)):
+            value = latency[f"{name}_ms"]
+            rows.append(_row(
+                f"webhooks: commit-to-receipt latency {name} at {latency['rate']} "
+                f"adjustments/s to 2 endpoints", backend,
+                "not measured" if value is None
+                else f"{value:,.1f} ms (of {latency['received']:,} deliveries"
+                     f"{_all_received(latency)}{slow})",
+                f"≤ {limit} ms", None if value is None else value <= limit and complete,
+                value=value))
+    drain = webhooks.get("drain")
+    if drain:
+        rate = drain["per_second"]
+        rows.append(_row(
+            f"webhooks: drain of {drain['events']:,} queued events (distinct resources) to "
+            "2 endpoints, deliveries/s", backend,
+            "not measured" if rate is None
+            else f"{rate:,.0f} /s ({drain['received']:,} in {drain['seconds']:.1f} s"
+                 f"{_all_received(drain)})",
+            f"≥ {WEBHOOK_DRAIN_PER_S:,} /s",
+            None if rate is None else rate >= WEBHOOK_DRAIN_PER_S
+            and drain["received"] >= drain["expected"],
+            value=rate, better=HIGHER))
+    throughput = webhooks.get("throughput")
+    if throughput:
+        value = webhook_part.ratio(throughput)
+        per_round = rounds.ratios(throughput, "none")
+        rows.append(_row(
+            "webhooks: adjustments/s with 2 endpoints ÷ with none", backend,
+            "not measured" if value is None
+            else f"{value:.2f} (rounds {', '.join(f'{r:.2f}' for r in per_round)})",
+            f"≥ {WEBHOOK_THROUGHPUT_RATIO}",
+            None if value is None else value >= WEBHOOK_THROUGHPUT_RATIO,
+            value=value, rounds=per_round, better=HIGHER))
+    memory = webhooks.get("memory")
+    if memory:
+        peak = max(memory["backlog"]["peak_mb"], memory["restart"]["peak_mb"])
+        rows.append(_row(
+            f"webhooks: peak RSS with {memory['backlog']['events']:,} undelivered events "
+            "(receiver down)", backend,
+            f"{peak:.1f} MB (taking them {memory['backlog']['peak_mb']:.1f}, restarted on "
+            f"them {memory['restart']['peak_mb']:.1f})",
+            f"≤ {WEBHOOK_PEAK_RSS_MB} MB", peak <= WEBHOOK_PEAK_RSS_MB, value=peak))
+    return rows
+
+
+def evaluate_webhooks(results):
+    """The webhooks part's rows only (its section of the report)."""
+    rows = []
+    for backend, measured in results["backends"].items():
+        if "webhooks" in measured:
+            rows += _webhooks(backend, measured["webhooks"])
+    return rows
+
+
+def evaluate(results, with_webhooks=True):
     """The targets of the parts the run measured: a partial run (BENCH_ONLY) has no entry for
     a part it skipped, and gets no row for it rather than a row saying "not measured" as if
     the part had run and failed to measure it."""
@@ -169,4 +250,6 @@ def evaluate(results):
             rows += _flat(backend, measured["flat"])
         if "memory" in measured:
             rows += _memory(backend, measured["memory"], measured.get("soak"))
+        if with_webhooks and "webhooks" in measured:
+            rows += _webhooks(backend, measured["webhooks"])
     return rows

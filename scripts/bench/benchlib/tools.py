@@ -53,7 +53,10 @@ def build(settings):
         print(f"building: {' '.join(command)}", flush=True)
         if subprocess.run(command, cwd=ROOT, timeout=3600).returncode != 0:
             raise Failure("the release build failed")
-    for binary in (settings.shop_api, settings.ceiling, settings.ceiling_sqlite):
+    binaries = [settings.shop_api, settings.ceiling, settings.ceiling_sqlite]
+    if settings.runs("webhooks"):
+        binaries.append(settings.webhook_sink)
+    for binary in binaries:
         if not binary.is_file():
             raise Failure(f"{binary} does not exist (build it, or unset BENCH_SKIP_BUILD)")
 
