@@ -70,6 +70,17 @@ impl EndpointRow {
     }
 }
 
+/// A `PATCH`'s columns; diesel leaves a `None` out of the `SET`.
+#[derive(AsChangeset)]
+#[diesel(table_name = webhook_endpoints)]
+struct EndpointEdit<'a> {
+    url: Option<&'a str>,
+    events: Option<String>,
+    receives: Option<String>,
+    description: Option<&'a str>,
+    updated_at_ms: i64,
+}
+
 /// `receives`' stored form: `,a,b,`, matched by the fan-out with `LIKE '%,type,%'`.
 fn receives_text(types: &[EventType]) -> String {
     let mut text = String::from(",");
@@ -199,33 +210,23 @@ impl WebhookEndpointStore for Database {
             let this = webhook_endpoints::table
                 .filter(webhook_endpoints::shop_id.eq(shop.as_str()))
                 .filter(webhook_endpoints::id.eq(id.as_str()));
-            let touched = diesel::update(this)
-                .set(webhook_endpoints::updated_at_ms.eq(at.millis()))
-                .execute(&mut *conn)
-                .await?;
+            // The fields given, in one statement (a `None` is left as it is).
+            let edit = EndpointEdit {
+                url: change.url.as_ref().map(EndpointUrl::as_str),
+                events: change
+                    .events
+                    .as_ref()
+                    .map(|(events, _)| events_text(events)),
+                receives: change
+                    .events
+                    .as_ref()
+                    .map(|(_, receives)| receives_text(receives)),
+                description: change.description.as_deref(),
+                updated_at_ms: at.millis(),
+            };
+            let touched = diesel::update(this).set(&edit).execute(&mut *conn).await?;
             if touched == 0 {
                 return Ok(None);
-            }
-            if let Some(url) = &change.url {
-                diesel::update(this)
-                    .set(webhook_endpoints::url.eq(url.as_str()))
-                    .execute(&mut *conn)
-                    .await?;
-            }
-            if let Some((events, receives)) = &change.events {
-                diesel::update(this)
-                    .set((
-                        webhook_endpoints::events.eq(events_text(events)),
-                        webhook_endpoints::receives.eq(receives_text(receives)),
-                    ))
-                    .execute(&mut *conn)
-                    .await?;
-            }
-            if let Some(description) = &change.description {
-                diesel::update(this)
-                    .set(webhook_endpoints::description.eq(description))
-                    .execute(&mut *conn)
-                    .await?;
             }
             match change.enabled {
                 Some(true) => {
