@@ -308,6 +308,7 @@ diesel::table! {
         resource -> Text,
         body -> Text,
         created_at_ms -> BigInt,
+        log_position -> Nullable<BigInt>,
     }
 }
 

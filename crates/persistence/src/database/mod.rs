@@ -96,6 +96,8 @@ pub struct Database {
     pub(crate) outbox: Option<Arc<crate::webhooks::Outbox>>,
     /// Wakes this process's webhook workers after a commit that appended events.
     pub(crate) events_wake: Arc<tokio::sync::Notify>,
+    /// On PostgreSQL, the task that wakes the other instances' (`webhooks/announce.rs`).
+    pub(crate) announcer: Arc<std::sync::OnceLock<Arc<tokio::sync::Notify>>>,
 }
 
 #[derive(Clone)]
@@ -120,9 +122,11 @@ impl Database {
         self
     }
 
-    /// Tells this process's workers that events were committed (`NOTIFY` tells the others).
+    /// Tells this process's workers that events were committed, and on PostgreSQL the
+    /// other instances' too (`webhooks/announce.rs`).
     pub(crate) fn events_committed(&self) {
         self.events_wake.notify_one();
+        self.announce_events();
     }
 
     pub fn backend_name(&self) -> &'static str {

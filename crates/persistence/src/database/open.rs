@@ -123,6 +123,7 @@ impl Database {
             replicas: None,
             outbox: None,
             events_wake: Arc::default(),
+            announcer: Arc::default(),
         })
     }
 }

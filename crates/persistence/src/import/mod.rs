@@ -33,7 +33,7 @@ use crate::database::write_span::WriteSpan;
 use crate::database::{Database, in_transaction};
 use crate::error::DbError;
 use crate::orders::OrderQueries;
-use crate::webhooks::outbox::{CommitOrder, OutboxQueries};
+use crate::webhooks::outbox::OutboxQueries;
 use changes::ImportChanges;
 use restamp::Restamp;
 
@@ -75,7 +75,6 @@ trait ImportConnection:
     + events::EventWrites
     + restamp::Restamp
     + OutboxQueries
-    + CommitOrder
     + Send
 {
 }
@@ -90,7 +89,6 @@ impl<C> ImportConnection for C where
         + events::EventWrites
         + restamp::Restamp
         + OutboxQueries
-        + CommitOrder
         + Send
 {
 }
@@ -119,17 +117,16 @@ impl ImportRepository for Database {
             }
             Ok((report, changed))
         });
-        outcome
-            .map(|(report, changed)| {
-                if changed {
-                    self.events_committed();
-                }
-                report
-            })
-            .map_err(|failure| match failure {
-                ImportFailure::Rejected(problems) => ImportStoreError::Rejected(problems),
-                ImportFailure::Db(error) => ImportStoreError::Store(error.into()),
-            })
+        let (report, changed) = outcome.map_err(|failure| match failure {
+            ImportFailure::Rejected(problems) => ImportStoreError::Rejected(problems),
+            ImportFailure::Db(error) => ImportStoreError::Store(error.into()),
+        })?;
+        if changed {
+            self.events_wake.notify_one();
+            // The command line's import ends right after: the `NOTIFY` is sent before it does.
+            self.announce_events_now().await;
+        }
+        Ok(report)
     }
 }
 

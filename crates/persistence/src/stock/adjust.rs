@@ -23,8 +23,10 @@
 //! key's new record), the import's order for products and variants, and each adjustment
 //! touches one variant and one key: no deadlock cycle.
 
+use diesel::dsl::case_when;
 use diesel::prelude::*;
 use diesel::result::{DatabaseErrorKind, Error as QueryError};
+use diesel::sql_types::BigInt;
 use diesel_async::RunQueryDsl;
 use shop_domain::Timestamp;
 use shop_domain::api_key::KeyPrefix;
@@ -41,7 +43,7 @@ use crate::error::DbError;
 use crate::rows::{IdempotencyRow, MovementRow, Recorded, RecordedOutcome};
 use crate::schema::{idempotency_records, products, stock_movements, variants};
 use crate::sql::kept_prepared::KeptPrepared;
-use crate::webhooks::outbox::{self, CommitOrder, Outbox, OutboxQueries, StockChange};
+use crate::webhooks::outbox::{self, Outbox, OutboxQueries, StockChange};
 
 /// A variant as an adjustment or a switch of tracking finds it.
 pub(crate) struct FoundVariant {
@@ -86,7 +88,9 @@ pub(crate) trait AdjustQueries {
     ) -> impl Future<Output = Result<Option<i64>, DbError>> + Send;
 
     /// Moves the product's `updated_at` to `at` (never backwards), so that `updatedSince`
-    /// syncs see the new stock of its variant.
+    /// syncs see the new stock of its variant. The row is written either way: on PostgreSQL
+    /// it stays locked to the commit, so two adjustments of one product's variants read the
+    /// product for their `product.updated` one after the other, each with the other's stock.
     fn touch_product(
         &mut self,
         shop: &ShopId,
@@ -190,11 +194,12 @@ impl_for_each_backend! {
             product: &str,
             at: Timestamp,
         ) -> Result<(), DbError> {
+            let later = case_when::<_, _, BigInt>(products::updated_at_ms.lt(at.millis()), at.millis())
+                .otherwise(products::updated_at_ms);
             let update = diesel::update(products::table)
                 .filter(products::shop_id.eq(shop.as_str()))
                 .filter(products::id.eq(product))
-                .filter(products::updated_at_ms.lt(at.millis()))
-                .set(products::updated_at_ms.eq(at.millis()));
+                .set(products::updated_at_ms.eq(later));
             KeptPrepared(update).execute(self).await?;
             Ok(())
         }
@@ -214,9 +219,7 @@ impl_for_each_backend! {
 }
 
 /// The whole adjustment, on a connection already inside the transaction.
-pub(super) async fn adjust<
-    C: AdjustQueries + CatalogueQueries + OutboxQueries + CommitOrder + Send,
->(
+pub(super) async fn adjust<C: AdjustQueries + CatalogueQueries + OutboxQueries + Send>(
     conn: &mut C,
     command: &AdjustmentCommand,
     outbox: Option<&Outbox>,
@@ -256,7 +259,7 @@ pub(super) async fn adjust<
 
 /// An applied adjustment's two events: `stock.updated` (with its cause) and
 /// `product.updated` (its `stockQuantity` moved).
-async fn append_events<C: CatalogueQueries + OutboxQueries + CommitOrder + Send>(
+async fn append_events<C: CatalogueQueries + OutboxQueries + Send>(
     conn: &mut C,
     outbox: &Outbox,
     command: &AdjustmentCommand,

@@ -35,7 +35,7 @@ use crate::error::DbError;
 use crate::rows::SwitchRow;
 use crate::schema::{products, tracking_switches, variants};
 use crate::sql::kept_prepared::KeptPrepared;
-use crate::webhooks::outbox::{self, CommitOrder, Outbox, OutboxQueries, StockChange};
+use crate::webhooks::outbox::{self, Outbox, OutboxQueries, StockChange};
 
 /// Why a switch's transaction did not commit.
 pub(crate) enum SwitchFailure {
@@ -169,7 +169,7 @@ pub(crate) async fn switch<C>(
     outbox: Option<&Outbox>,
 ) -> Result<TrackingOutcome, SwitchFailure>
 where
-    C: AdjustQueries + TrackingQueries + CatalogueQueries + OutboxQueries + CommitOrder + Send,
+    C: AdjustQueries + TrackingQueries + CatalogueQueries + OutboxQueries + Send,
 {
     let shop = &command.shop;
     let product_id = match conn.find_variant(shop, &command.variant_id).await? {

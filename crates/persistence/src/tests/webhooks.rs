@@ -11,17 +11,20 @@ use shop_domain::import::ShopImport;
 use shop_domain::scope::ScopeSet;
 use shop_domain::shop::Shop;
 use shop_domain::webhook::{
-    DeliveryStatus, EndpointUrl, EventSelection, EventType, MAX_ENDPOINTS_PER_SHOP, NetworkPolicy,
-    NewEvent, WebhookSecret, received_types,
+    DeliveryStatus, EndpointUrl, EventData, EventSelection, EventType, MAX_ENDPOINTS_PER_SHOP,
+    NetworkPolicy, NewEvent, WebhookSecret, received_types,
 };
 use shop_ports::port::{
     AttemptRecord, DeliveryNext, DeliveryQuery, DeliveryQueue, DueWork, EndpointChange,
     EndpointCreation, EventLog, EventQuery, EventRenderer, IdGenerator, ImportRepository,
-    NewEndpoint, StockRepository, TrackingOutcome, WebhookEndpointStore,
+    LoggedEvent, NewEndpoint, StockRepository, TrackingOutcome, WebhookEndpointStore,
 };
 
 use super::fixtures::{adjustment, at, imported, keyed_shops, product, store_products};
 use super::{TestDb, test_databases};
+use crate::database::in_transaction;
+use crate::error::DbError;
+use crate::webhooks::outbox;
 use crate::{Database, Outbox};
 
 /// The body names the event and its resource: enough to tell which event a claim sends.
@@ -445,5 +448,64 @@ async fn a_switch_of_tracking_logs_the_stock_entry_and_its_product() {
             "{}",
             t.backend()
         );
+    }
+}
+
+/// The shop's pings in the log after `after`.
+async fn pings_after(db: &Database, shop: &ShopId, after: Option<i64>) -> Vec<LoggedEvent> {
+    let query = EventQuery {
+        types: vec![EventType::Ping],
+        since: None,
+        after,
+        limit: 100,
+    };
+    db.list_events(shop, &query).await.unwrap()
+}
+
+/// A transaction draws its event's `seq` before it commits, so on PostgreSQL a smaller one
+/// can become visible after a larger one: the log still lists it after every position read
+/// before its commit, so a reader following its cursor never misses it.
+#[tokio::test]
+async fn an_event_committed_late_is_listed_after_the_positions_read_before_its_commit() {
+    for t in test_databases().await {
+        if t.backend() != "postgres" {
+            continue;
+        }
+        let db = with_outbox(&t);
+        let (a, _) = keyed_shops(&db).await;
+        let outbox = db.outbox.clone().unwrap();
+        let (drawn, drawn_seen) = tokio::sync::oneshot::channel();
+        let (commit, commit_heard) = tokio::sync::oneshot::channel::<()>();
+        let late = {
+            let (db, outbox, shop) = (db.clone(), outbox.clone(), a.id.clone());
+            tokio::spawn(async move {
+                let appended: Result<(), DbError> = in_transaction!(&db, |conn| {
+                    let event = outbox.event(EventType::Ping, at(1_000), EventData::Ping)?;
+                    outbox::append(conn, &outbox, &shop, &[event]).await?;
+                    drawn.send(()).unwrap();
+                    commit_heard.await.unwrap();
+                    Ok(())
+                });
+                appended.unwrap();
+            })
+        };
+        drawn_seen.await.unwrap();
+        let event = outbox
+            .event(EventType::Ping, at(2_000), EventData::Ping)
+            .unwrap();
+        let shop = &a.id;
+        let appended: Result<(), DbError> = in_transaction!(&db, |conn| {
+            outbox::append(conn, &outbox, shop, &[event]).await
+        });
+        appended.unwrap();
+        let read_before = pings_after(&db, &a.id, None).await;
+        assert_eq!(read_before.len(), 1, "only the committed event is listed");
+
+        commit.send(()).unwrap();
+        late.await.unwrap();
+        let read_after = pings_after(&db, &a.id, Some(read_before[0].position)).await;
+        assert_eq!(read_after.len(), 1, "the late commit is after the cursor");
+        assert_ne!(read_after[0].id, read_before[0].id);
+        assert!(read_after[0].position > read_before[0].position);
     }
 }

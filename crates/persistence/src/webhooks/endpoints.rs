@@ -17,7 +17,7 @@ use shop_ports::port::{
 };
 
 use super::deliveries::DeliveryQueries;
-use super::outbox::{self, OutboxQueries};
+use super::outbox::OutboxQueries;
 use crate::database::impl_for_each_backend;
 use crate::database::{Database, in_transaction, with_conn};
 use crate::error::DbError;
@@ -316,10 +316,10 @@ impl WebhookEndpointStore for Database {
             if conn.load_endpoint(shop, id.as_str()).await?.is_none() {
                 return Ok(false);
             }
-            outbox::CommitOrder::take_commit_turn(conn, shop).await?;
             let body = outbox.renderer.render(event);
-            outbox::CommitOrder::take_commit_turn(conn, shop).await?;
-            let (seq, _) = conn.insert_events(shop, &[(event, body)]).await?;
+            let [seq] = conn.insert_events(shop, &[(event, body)]).await?[..] else {
+                return Err(DbError::Invariant("a ping drew no position".into()));
+            };
             conn.insert_delivery(shop, id, seq, &event.resource_key(), event.at)
                 .await?;
             Ok(true)

@@ -1,8 +1,13 @@
 //! The outbox: a write's events, appended in the write's own transaction, so that a change
 //! that rolls back has none and a committed one is never lost. Each event is fanned out at
 //! once to the shop's enabled endpoints that receive its type (one `INSERT … SELECT`), and
-//! the workers are woken: `pg_notify` on PostgreSQL (delivered at commit, to every
-//! instance), and [`Database::events_committed`] in this process after the commit.
+//! the workers are woken after the commit by [`Database::events_committed`] (this process's,
+//! and on PostgreSQL every instance's by a `NOTIFY` sent outside the write's transaction:
+//! see `webhooks/announce.rs`).
+//!
+//! Nothing here serialises a shop's writers: the log's commit order is drawn when it is read
+//! (`webhooks/events.rs`), and two events of one resource are already in commit order, since
+//! the second write waited on the first one's row locks before it drew its position.
 
 use std::sync::Arc;
 
@@ -65,22 +70,20 @@ impl Outbox {
 }
 
 pub(crate) trait OutboxQueries {
-    /// Appends the rendered `events` (at least one) to the outbox, in their order; returns
-    /// the first and last positions drawn.
+    /// Appends the rendered `events` to the outbox, in their order; returns the sequence
+    /// numbers drawn.
     fn insert_events(
         &mut self,
         shop: &ShopId,
         events: &[(&NewEvent, String)],
-    ) -> impl Future<Output = Result<(i64, i64), DbError>> + Send;
+    ) -> impl Future<Output = Result<Vec<i64>, DbError>> + Send;
 
-    /// Queues the shop's events from position `first` to `last` (this transaction's: the
-    /// shop's commit turn keeps any other writer of the shop out of that range) for each of
-    /// the shop's enabled endpoints that receives its type: one statement for them all.
+    /// Queues the events `seqs` (this transaction's own) for each of the shop's enabled
+    /// endpoints that receives its type: one statement for them all.
     fn fan_out(
         &mut self,
         shop: &ShopId,
-        first: i64,
-        last: i64,
+        seqs: &[i64],
     ) -> impl Future<Output = Result<(), DbError>> + Send;
 }
 
@@ -102,10 +105,10 @@ impl_for_each_backend! {
             &mut self,
             shop: &ShopId,
             events: &[(&NewEvent, String)],
-        ) -> Result<(i64, i64), DbError> {
+        ) -> Result<Vec<i64>, DbError> {
             // One statement per event: diesel has no multi-row INSERT … RETURNING on SQLite,
             // and the fan-out below, one statement for them all, is what an event costs most.
-            let mut range: Option<(i64, i64)> = None;
+            let mut seqs = Vec::with_capacity(events.len());
             for (event, body) in events {
                 let row = EventRow {
                     id: event.id.as_str(),
@@ -120,12 +123,12 @@ impl_for_each_backend! {
                     .returning(webhook_events::seq)
                     .get_result(&mut *self)
                     .await?;
-                range = Some(range.map_or((seq, seq), |(first, last)| (first.min(seq), last.max(seq))));
+                seqs.push(seq);
             }
-            range.ok_or_else(|| DbError::Invariant("no event to append".into()))
+            Ok(seqs)
         }
 
-        async fn fan_out(&mut self, shop: &ShopId, first: i64, last: i64) -> Result<(), DbError> {
+        async fn fan_out(&mut self, shop: &ShopId, seqs: &[i64]) -> Result<(), DbError> {
             // The delivery's id: the event's position and the endpoint's id, unique and
             // within the 64 characters of an id.
             let delivery_id = "dlv_"
@@ -146,7 +149,7 @@ impl_for_each_backend! {
                         .and(receives_it)),
                 )
                 .filter(webhook_events::shop_id.eq(shop.as_str()))
-                .filter(webhook_events::seq.between(first, last))
+                .filter(webhook_events::seq.eq_any(seqs))
                 .select((
                     delivery_id,
                     webhook_events::shop_id,
@@ -198,7 +201,7 @@ pub(crate) async fn append_stock_change<C>(
     cause: StockCause,
 ) -> Result<(), DbError>
 where
-    C: CatalogueQueries + OutboxQueries + CommitOrder + Send,
+    C: CatalogueQueries + OutboxQueries + Send,
 {
     let product = conn
         .load_products(
@@ -225,9 +228,8 @@ where
     append(conn, outbox, change.shop, &[stock, product]).await
 }
 
-/// Renders and appends `events` in the caller's transaction; on PostgreSQL also queues the
-/// `NOTIFY` that wakes every instance's workers at commit.
-pub(crate) async fn append<C: OutboxQueries + CommitOrder + Send>(
+/// Renders and appends `events` in the caller's transaction.
+pub(crate) async fn append<C: OutboxQueries + Send>(
     conn: &mut C,
     outbox: &Outbox,
     shop: &ShopId,
@@ -240,46 +242,6 @@ pub(crate) async fn append<C: OutboxQueries + CommitOrder + Send>(
         .iter()
         .map(|event| (event, outbox.renderer.render(event)))
         .collect();
-    conn.take_commit_turn(shop).await?;
-    let (first, last) = conn.insert_events(shop, &rendered).await?;
-    conn.fan_out(shop, first, last).await
-}
-
-/// A shop's events are numbered in the order their transactions commit, so that a reader
-/// of the log (`GET /api/v2/events`, its cursor a position) never finds an event appear
-/// behind a position it has passed. SQLite's writers commit one at a time anyway. On
-/// PostgreSQL, a transaction takes the shop's advisory lock just before it appends its events
-/// (its last statements) and holds it until its commit is visible: the next writer of the shop
-/// draws its positions after that. Only the appends and the commit run under the lock (see
-/// docs/PERFORMANCE.md, "Webhooks").
-pub(crate) trait CommitOrder {
-    /// Takes the shop's turn to commit, and on PostgreSQL queues the `NOTIFY` that wakes
-    /// every instance's workers at the commit, in the same statement (one round trip).
-    /// SQLite's one instance is woken in process.
-    fn take_commit_turn(
-        &mut self,
-        shop: &ShopId,
-    ) -> impl Future<Output = Result<(), DbError>> + Send;
-}
-
-impl<R: crate::database::SqliteRunner> CommitOrder for crate::database::SqliteOn<R> {
-    async fn take_commit_turn(&mut self, _shop: &ShopId) -> Result<(), DbError> {
-        Ok(())
-    }
-}
-
-/// The advisory locks' class of the outbox (the issue that made it), apart from any other
-/// use of advisory locks.
-const COMMIT_ORDER_LOCK_CLASS: i32 = 34;
-
-impl CommitOrder for diesel_async::AsyncPgConnection {
-    async fn take_commit_turn(&mut self, shop: &ShopId) -> Result<(), DbError> {
-        diesel::sql_query("SELECT pg_advisory_xact_lock($1, hashtext($2)), pg_notify($3, '')")
-            .bind::<Integer, _>(COMMIT_ORDER_LOCK_CLASS)
-            .bind::<Text, _>(shop.as_str())
-            .bind::<Text, _>(CHANNEL)
-            .execute(self)
-            .await?;
-        Ok(())
-    }
+    let seqs = conn.insert_events(shop, &rendered).await?;
+    conn.fan_out(shop, &seqs).await
 }
