@@ -94,6 +94,29 @@ pub struct EndpointHealth {
     pub last_attempt: Option<(Timestamp, bool)>,
 }
 
+impl EndpointHealth {
+    /// The health after `attempts` (when each was made, whether it succeeded, in the order
+    /// made), with `failing_since`: when the endpoint's current run of failures began, from
+    /// which `WEBHOOK_DISABLE_AFTER` counts (`None` after a success).
+    pub fn after_attempts(
+        mut self,
+        mut failing_since: Option<Timestamp>,
+        attempts: &[(Timestamp, bool)],
+    ) -> (Self, Option<Timestamp>) {
+        for &(at, succeeded) in attempts {
+            if succeeded {
+                self.failures_in_a_row = 0;
+                failing_since = None;
+            } else {
+                self.failures_in_a_row = self.failures_in_a_row.saturating_add(1);
+                failing_since.get_or_insert(at);
+            }
+            self.last_attempt = Some((at, succeeded));
+        }
+        (self, failing_since)
+    }
+}
+
 /// The types an endpoint with `events`, made by a key holding `scopes`, is sent: what the
 /// outbox's fan-out matches each event against.
 pub fn received_types(events: &EventSelection, scopes: ScopeSet) -> Vec<EventType> {
@@ -112,6 +135,25 @@ impl fmt::Display for DisabledReason {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_success_ends_the_run_of_failures_and_a_failure_starts_one_only_once() {
+        let at = Timestamp::from_millis;
+        let healthy = EndpointHealth::default();
+        let (health, since) =
+            healthy.after_attempts(None, &[(at(1), false), (at(2), false), (at(3), false)]);
+        assert_eq!(health.failures_in_a_row, 3);
+        assert_eq!(health.last_attempt, Some((at(3), false)));
+        assert_eq!(since, Some(at(1)));
+        let (health, since) = health.after_attempts(since, &[(at(4), false)]);
+        assert_eq!((health.failures_in_a_row, since), (4, Some(at(1))));
+        let (health, since) = health.after_attempts(since, &[(at(5), true), (at(6), false)]);
+        assert_eq!(health.failures_in_a_row, 1);
+        assert_eq!(since, Some(at(6)));
+        let (health, since) = health.after_attempts(since, &[(at(7), true)]);
+        assert_eq!((health.failures_in_a_row, since), (0, None));
+        assert_eq!(health.last_attempt, Some((at(7), true)));
+    }
 
     #[test]
     fn a_status_shows_its_reason_only_when_disabled() {

@@ -77,6 +77,20 @@ async fn create(db: &Database, new: NewEndpoint) {
     assert!(matches!(created, EndpointCreation::Created(_)));
 }
 
+/// Claims one pair: the newest pending delivery of its resource, if this instance got it.
+async fn claim_one(
+    db: &Database,
+    work: &DueWork,
+    instance: &str,
+    now: shop_domain::Timestamp,
+    until: shop_domain::Timestamp,
+) -> Result<Option<shop_ports::port::ClaimedDelivery>, shop_ports::StoreError> {
+    Ok(db
+        .claim(std::slice::from_ref(work), instance, now, until)
+        .await?
+        .pop())
+}
+
 fn pair(endpoint: &str, resource: &str) -> DueWork {
     DueWork {
         endpoint_id: WebhookEndpointId::parse(endpoint).unwrap(),
@@ -146,8 +160,7 @@ async fn an_adjustment_is_queued_for_the_shops_endpoints_that_receive_its_types_
         db.adjust_stock(&adjustment(&a, "nope", 1, 7_500))
             .await
             .unwrap();
-        let claimed = db
-            .claim(&due[0], "test", at(8_000), at(60_000))
+        let claimed = claim_one(&db, &due[0], "test", at(8_000), at(60_000))
             .await
             .unwrap()
             .expect("claimed");
@@ -174,8 +187,7 @@ async fn only_the_newest_pending_event_of_a_resource_is_sent_and_one_attempt_at_
                 .unwrap();
         }
         let work = pair("we_1", "stock:p1-v0");
-        let claimed = db
-            .claim(&work, "one", at(8_000), at(60_000))
+        let claimed = claim_one(&db, &work, "one", at(8_000), at(60_000))
             .await
             .unwrap()
             .unwrap();
@@ -186,7 +198,9 @@ async fn only_the_newest_pending_event_of_a_resource_is_sent_and_one_attempt_at_
             "{}",
             claimed.delivery_id
         );
-        let newest = db.claim(&work, "two", at(8_000), at(60_000)).await.unwrap();
+        let newest = claim_one(&db, &work, "two", at(8_000), at(60_000))
+            .await
+            .unwrap();
         assert!(
             newest.is_none(),
             "a second claim of a pair in flight: {}",
@@ -203,7 +217,7 @@ async fn only_the_newest_pending_event_of_a_resource_is_sent_and_one_attempt_at_
             "{}",
             t.backend()
         );
-        db.record(&success(&claimed, 8_100), "one").await.unwrap();
+        db.record(&[success(&claimed, 8_100)], "one").await.unwrap();
         let health = db
             .get_endpoint(&a.id, &WebhookEndpointId::parse("we_1").unwrap())
             .await
@@ -227,7 +241,7 @@ async fn only_the_newest_pending_event_of_a_resource_is_sent_and_one_attempt_at_
             .unwrap();
         assert_eq!(db.due(at(9_000), 10).await.unwrap(), vec![work.clone()]);
         assert!(
-            db.claim(&work, "two", at(9_000), at(60_000))
+            claim_one(&db, &work, "two", at(9_000), at(60_000))
                 .await
                 .unwrap()
                 .is_some()
@@ -247,13 +261,13 @@ async fn a_claim_whose_instance_died_is_taken_over_once_expired() {
             .unwrap();
         let work = pair("we_1", "stock:p1-v0");
         assert!(
-            db.claim(&work, "died", at(7_000), at(20_000))
+            claim_one(&db, &work, "died", at(7_000), at(20_000))
                 .await
                 .unwrap()
                 .is_some()
         );
         assert!(
-            db.claim(&work, "alive", at(19_999), at(50_000))
+            claim_one(&db, &work, "alive", at(19_999), at(50_000))
                 .await
                 .unwrap()
                 .is_none()
@@ -266,8 +280,7 @@ async fn a_claim_whose_instance_died_is_taken_over_once_expired() {
                 .all(|w| w != &work)
         );
         assert!(db.due(at(20_001), 10).await.unwrap().contains(&work));
-        let taken = db
-            .claim(&work, "alive", at(20_001), at(50_000))
+        let taken = claim_one(&db, &work, "alive", at(20_001), at(50_000))
             .await
             .unwrap();
         assert!(taken.is_some(), "{}", t.backend());
@@ -507,5 +520,142 @@ async fn an_event_committed_late_is_listed_after_the_positions_read_before_its_c
         assert_eq!(read_after.len(), 1, "the late commit is after the cursor");
         assert_ne!(read_after[0].id, read_before[0].id);
         assert!(read_after[0].position > read_before[0].position);
+    }
+}
+
+/// What the receiver answered, for [`success`]'s siblings.
+fn failure(
+    claimed: &shop_ports::port::ClaimedDelivery,
+    at_ms: i64,
+    next: DeliveryNext,
+) -> AttemptRecord {
+    AttemptRecord {
+        succeeded: false,
+        response_status: Some(500),
+        next,
+        ..success(claimed, at_ms)
+    }
+}
+
+#[tokio::test]
+async fn a_batch_is_claimed_and_recorded_at_once_each_pair_and_endpoint_moving_on_its_own() {
+    for t in test_databases().await {
+        let db = with_outbox(&t);
+        let (a, _) = keyed_shops(&db).await;
+        store_products(
+            &db,
+            &a,
+            vec![imported(product("p1")), imported(product("p2"))],
+        )
+        .await;
+        create(&db, new_endpoint(&a, "we_up", &["stock.updated"])).await;
+        create(&db, new_endpoint(&a, "we_down", &["stock.updated"])).await;
+        for (variant, at_ms) in [("p1-v0", 7_000), ("p2-v0", 7_001)] {
+            db.adjust_stock(&adjustment(&a, variant, 1, at_ms))
+                .await
+                .unwrap();
+        }
+        let due = db.due(at(8_000), 10).await.unwrap();
+        assert_eq!(due.len(), 4, "{}: {due:?}", t.backend());
+        let claimed = db.claim(&due, "one", at(8_000), at(60_000)).await.unwrap();
+        assert_eq!(claimed.len(), 4, "{}", t.backend());
+        assert!(db.due(at(8_000), 10).await.unwrap().is_empty());
+
+        let records: Vec<AttemptRecord> = claimed
+            .iter()
+            .map(|claim| match claim.endpoint_id.as_str() {
+                "we_up" => success(claim, 8_100),
+                _ if claim.resource == "stock:p1-v0" => {
+                    failure(claim, 8_100, DeliveryNext::RetryAt(at(9_000)))
+                }
+                _ => failure(claim, 8_200, DeliveryNext::GaveUp),
+            })
+            .collect();
+        db.record(&records, "one").await.unwrap();
+
+        let endpoint = |id: &str| WebhookEndpointId::parse(id).unwrap();
+        let up = db
+            .get_endpoint(&a.id, &endpoint("we_up"))
+            .await
+            .unwrap()
+            .unwrap();
+        assert_eq!(up.health.failures_in_a_row, 0);
+        assert_eq!(up.health.last_attempt, Some((at(8_100), true)));
+        let down = db
+            .get_endpoint(&a.id, &endpoint("we_down"))
+            .await
+            .unwrap()
+            .unwrap();
+        assert_eq!(down.health.failures_in_a_row, 2, "{}", t.backend());
+        assert_eq!(down.health.last_attempt, Some((at(8_200), false)));
+
+        let statuses = |lines: Vec<(DeliveryStatus, Option<u32>)>| {
+            let mut statuses: Vec<DeliveryStatus> =
+                lines.into_iter().map(|(status, _)| status).collect();
+            statuses.sort_by_key(|status| status.as_str());
+            statuses
+        };
+        assert_eq!(
+            statuses(deliveries(&db, &a.id, "we_up").await),
+            vec![DeliveryStatus::Succeeded, DeliveryStatus::Succeeded]
+        );
+        // we_down: two failed attempts, and the retried delivery pending again.
+        assert_eq!(
+            statuses(deliveries(&db, &a.id, "we_down").await),
+            vec![
+                DeliveryStatus::Failed,
+                DeliveryStatus::Failed,
+                DeliveryStatus::Pending
+            ],
+            "{}",
+            t.backend()
+        );
+        // The claims are released: the retry is due at its time, and only it.
+        assert!(db.due(at(8_999), 10).await.unwrap().is_empty());
+        assert_eq!(
+            db.due(at(9_000), 10).await.unwrap(),
+            vec![pair("we_down", "stock:p1-v0")]
+        );
+        let again = claim_one(
+            &db,
+            &pair("we_down", "stock:p1-v0"),
+            "one",
+            at(9_000),
+            at(60_000),
+        )
+        .await
+        .unwrap()
+        .expect("claimed again");
+        assert_eq!(again.attempt, 2);
+    }
+}
+
+#[tokio::test]
+async fn a_sqlite_server_starting_again_releases_its_previous_runs_claims_at_once() {
+    for t in test_databases().await {
+        let db = with_outbox(&t);
+        let (a, _) = keyed_shops(&db).await;
+        store_products(&db, &a, vec![imported(product("p1"))]).await;
+        create(&db, new_endpoint(&a, "we_1", &["stock.updated"])).await;
+        db.adjust_stock(&adjustment(&a, "p1-v0", 1, 7_000))
+            .await
+            .unwrap();
+        let work = pair("we_1", "stock:p1-v0");
+        assert!(
+            claim_one(&db, &work, "killed", at(8_000), at(60_000))
+                .await
+                .unwrap()
+                .is_some()
+        );
+        let released = db.release_orphaned_claims().await.unwrap();
+        let due = db.due(at(8_001), 10).await.unwrap();
+        if t.backend() == "sqlite" {
+            assert_eq!(released, 1);
+            assert_eq!(due, vec![work]);
+        } else {
+            // Another instance may be alive: its claims expire instead.
+            assert_eq!(released, 0);
+            assert!(due.is_empty());
+        }
     }
 }

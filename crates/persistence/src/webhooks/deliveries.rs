@@ -1,6 +1,8 @@
 //! An endpoint's deliveries: one per event sent to it, and the attempts each was given.
 
+use diesel::dsl::sql;
 use diesel::prelude::*;
+use diesel::sql_types::{BigInt, Integer, Text};
 use diesel_async::RunQueryDsl;
 use shop_domain::Timestamp;
 use shop_domain::id::{DeliveryId, EventId, ShopId, WebhookEndpointId};
@@ -28,10 +30,20 @@ pub(crate) trait DeliveryQueries {
         at: Timestamp,
     ) -> impl Future<Output = Result<(), DbError>> + Send;
 
-    /// Makes a delivery pending again, due at `at` (a manual retry, a recovery).
+    /// Queues the events `seqs` (the shop's) for one endpoint, due at `at` (a recovery):
+    /// one statement.
+    fn insert_deliveries(
+        &mut self,
+        shop: &ShopId,
+        endpoint: &WebhookEndpointId,
+        seqs: &[i64],
+        at: Timestamp,
+    ) -> impl Future<Output = Result<(), DbError>> + Send;
+
+    /// Makes deliveries pending again, due at `at` (a manual retry, a recovery).
     fn requeue(
         &mut self,
-        delivery: &str,
+        deliveries: &[&str],
         at: Timestamp,
     ) -> impl Future<Output = Result<(), DbError>> + Send;
 
@@ -132,8 +144,54 @@ impl_for_each_backend! {
             Ok(())
         }
 
-        async fn requeue(&mut self, delivery: &str, at: Timestamp) -> Result<(), DbError> {
-            diesel::update(webhook_deliveries::table.filter(webhook_deliveries::id.eq(delivery)))
+        async fn insert_deliveries(
+            &mut self,
+            shop: &ShopId,
+            endpoint: &WebhookEndpointId,
+            seqs: &[i64],
+            at: Timestamp,
+        ) -> Result<(), DbError> {
+            let delivery_id = "dlv_"
+                .into_sql::<Text>()
+                .concat(sql::<Text>("CAST(webhook_events.seq AS TEXT)"))
+                .concat("_")
+                .concat(endpoint.as_str());
+            let queued = webhook_events::table
+                .filter(webhook_events::shop_id.eq(shop.as_str()))
+                .filter(webhook_events::seq.eq_any(seqs))
+                .select((
+                    delivery_id,
+                    webhook_events::shop_id,
+                    endpoint.as_str().into_sql::<Text>(),
+                    webhook_events::seq,
+                    webhook_events::resource,
+                    DeliveryStatus::Pending.as_str().into_sql::<Text>(),
+                    0.into_sql::<Integer>(),
+                    at.millis().into_sql::<BigInt>().nullable(),
+                    at.millis().into_sql::<BigInt>(),
+                    at.millis().into_sql::<BigInt>(),
+                ));
+            diesel::insert_into(webhook_deliveries::table)
+                .values(queued)
+                .into_columns((
+                    webhook_deliveries::id,
+                    webhook_deliveries::shop_id,
+                    webhook_deliveries::endpoint_id,
+                    webhook_deliveries::event_seq,
+                    webhook_deliveries::resource,
+                    webhook_deliveries::status,
+                    webhook_deliveries::attempts,
+                    webhook_deliveries::next_attempt_at_ms,
+                    webhook_deliveries::created_at_ms,
+                    webhook_deliveries::updated_at_ms,
+                ))
+                .execute(self)
+                .await?;
+            Ok(())
+        }
+
+        async fn requeue(&mut self, deliveries: &[&str], at: Timestamp) -> Result<(), DbError> {
+            diesel::update(webhook_deliveries::table.filter(webhook_deliveries::id.eq_any(deliveries)))
                 .set((
                     webhook_deliveries::status.eq(DeliveryStatus::Pending.as_str()),
                     webhook_deliveries::next_attempt_at_ms.eq(Some(at.millis())),

@@ -1,6 +1,8 @@
 //! A shop's webhook endpoints (`WebhookEndpointStore`). The secrets are written here and read
 //! only by the queue's claim: no row type that an answer is built from selects them.
 
+use std::collections::HashSet;
+
 use async_trait::async_trait;
 use diesel::dsl::max;
 use diesel::prelude::*;
@@ -359,7 +361,7 @@ impl WebhookEndpointStore for Database {
                 .select(webhook_deliveries::id)
                 .first(&mut *conn)
                 .await?;
-            conn.requeue(&newest, at).await?;
+            conn.requeue(&[newest.as_str()], at).await?;
             Ok(true)
         });
         let retried = retried?;
@@ -396,22 +398,37 @@ impl WebhookEndpointStore for Database {
                 .select((webhook_events::resource, max(webhook_events::seq)))
                 .load(&mut *conn)
                 .await?;
+            let newest: Vec<i64> = newest.into_iter().filter_map(|(_, seq)| seq).collect();
             let mut queued = 0;
-            for (resource, seq) in newest {
-                let Some(seq) = seq else { continue };
-                let existing: Option<(String, String)> = webhook_deliveries::table
+            for seqs in newest.chunks(RECOVERED_PER_STATEMENT) {
+                let existing: Vec<(String, i64, String)> = webhook_deliveries::table
                     .filter(webhook_deliveries::endpoint_id.eq(id.as_str()))
-                    .filter(webhook_deliveries::event_seq.eq(seq))
-                    .select((webhook_deliveries::id, webhook_deliveries::status))
-                    .first(&mut *conn)
-                    .await
-                    .optional()?;
-                match existing {
-                    Some((_, status)) if status == DeliveryStatus::Succeeded.as_str() => continue,
-                    Some((delivery, _)) => conn.requeue(&delivery, at).await?,
-                    None => conn.insert_delivery(shop, id, seq, &resource, at).await?,
+                    .filter(webhook_deliveries::event_seq.eq_any(seqs))
+                    .select((
+                        webhook_deliveries::id,
+                        webhook_deliveries::event_seq,
+                        webhook_deliveries::status,
+                    ))
+                    .load(&mut *conn)
+                    .await?;
+                let known: HashSet<i64> = existing.iter().map(|(_, seq, _)| *seq).collect();
+                let undelivered: Vec<&str> = existing
+                    .iter()
+                    .filter(|(_, _, status)| status != DeliveryStatus::Succeeded.as_str())
+                    .map(|(delivery, _, _)| delivery.as_str())
+                    .collect();
+                let unsent: Vec<i64> = seqs
+                    .iter()
+                    .copied()
+                    .filter(|seq| !known.contains(seq))
+                    .collect();
+                if !undelivered.is_empty() {
+                    conn.requeue(&undelivered, at).await?;
                 }
-                queued += 1;
+                if !unsent.is_empty() {
+                    conn.insert_deliveries(shop, id, &unsent, at).await?;
+                }
+                queued += undelivered.len() + unsent.len();
             }
             enable(conn, id).await?;
             Ok(Some(queued))
@@ -439,6 +456,9 @@ impl WebhookEndpointStore for Database {
         Ok(lines?)
     }
 }
+
+/// Events a recovery queues per statement: far below SQLite's and PostgreSQL's bind limits.
+const RECOVERED_PER_STATEMENT: usize = 1_000;
 
 /// Enables an endpoint again: its run of failures starts afresh.
 async fn enable<C: EnablesEndpoint + Send>(

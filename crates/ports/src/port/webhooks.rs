@@ -249,19 +249,26 @@ pub trait DeliveryQueue: Send + Sync {
     /// due at `now` and no live claim, the longest-waiting first.
     async fn due(&self, now: Timestamp, limit: usize) -> Result<Vec<DueWork>, StoreError>;
 
-    /// Claims `work` for `instance` until `until` (taking over an expired claim), marks the
-    /// older pending deliveries of the resource superseded, and returns the newest one;
-    /// `None` when another instance holds a live claim or nothing is pending any more.
+    /// Claims each pair of `work` for `instance` until `until` (taking over an expired
+    /// claim), marks the older pending deliveries of each resource superseded, and returns the
+    /// newest pending delivery of each pair claimed; a pair another instance holds, or with
+    /// nothing pending any more, is left out. One transaction for them all.
     async fn claim(
         &self,
-        work: &DueWork,
+        work: &[DueWork],
         instance: &str,
         now: Timestamp,
         until: Timestamp,
-    ) -> Result<Option<ClaimedDelivery>, StoreError>;
+    ) -> Result<Vec<ClaimedDelivery>, StoreError>;
 
-    /// Stores the attempt, moves the delivery and its endpoint on, and releases the claim.
-    async fn record(&self, attempt: &AttemptRecord, instance: &str) -> Result<(), StoreError>;
+    /// Stores the attempts (in the order made), moves their deliveries and endpoints on, and
+    /// releases their claims: one transaction for them all.
+    async fn record(&self, attempts: &[AttemptRecord], instance: &str) -> Result<(), StoreError>;
+
+    /// Releases at once the claims no running instance can hold: on SQLite, whose one
+    /// instance is the one starting, every claim left by a previous run. On PostgreSQL the
+    /// claims of an instance that died expire instead. Returns how many were released.
+    async fn release_orphaned_claims(&self) -> Result<u64, StoreError>;
 
     /// The earliest instant after `now` at which a pending delivery of an enabled endpoint
     /// falls due (a retry's), so that the workers wake for it on time.

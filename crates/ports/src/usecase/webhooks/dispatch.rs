@@ -8,7 +8,7 @@
 //! takes up new work as soon as any attempt ends or a commit wakes it.
 
 use std::collections::{HashMap, HashSet};
-use std::pin::pin;
+use std::pin::{Pin, pin};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -22,7 +22,6 @@ use shop_domain::webhook::{
     parse_retry_after,
 };
 
-use crate::StoreError;
 use crate::port::{
     AttemptRecord, ClaimedDelivery, Clock, DeliveryNext, DeliveryQueue, DueWork, IdGenerator,
     OutgoingDelivery, RandomTokens, SentAttempt, WebhookSender,
@@ -93,79 +92,158 @@ impl WebhookDispatcher {
         }
     }
 
-    /// Delivers until `stop` resolves, then lets the attempts in flight finish.
+    /// Delivers until `stop` resolves, then lets the attempts in flight finish and records
+    /// them.
     ///
-    /// One task drives every attempt in flight, and keeps driving them while it awaits
-    /// anything else (the queue, the pruning): an attempt holds a pooled connection during its
-    /// claim and its record, and an attempt left unpolled there would keep it from the very
-    /// query the loop awaits.
+    /// The queue is read, claimed and written in batches: each turn of the loop records every
+    /// attempt that ended since the last one, then claims what is due, in one transaction
+    /// each, so that a busy queue costs a few statements per batch rather than per delivery
+    /// (see docs/PERFORMANCE.md, "Webhooks"). The attempts in flight hold no connection, and
+    /// one task keeps driving them while it awaits anything else.
     pub async fn run(&self, stop: impl Future<Output = ()>) {
         let mut stop = pin!(stop);
         let mut in_flight = FuturesUnordered::new();
         let mut busy = Busy::default();
-        let mut finished = Vec::new();
+        let mut ended = Vec::new();
         let mut pruned_at: Option<Timestamp> = None;
+        match self.queue.release_orphaned_claims().await {
+            Ok(0) => {}
+            Ok(released) => tracing::info!(released, "webhooks: released a previous run's claims"),
+            Err(error) => {
+                tracing::warn!(%error, "webhooks: releasing a previous run's claims failed")
+            }
+        }
         loop {
             driving(
                 &mut in_flight,
-                &mut finished,
+                &mut ended,
                 self.prune_when_due(&mut pruned_at),
             )
             .await;
-            let room = self.settings.total.saturating_sub(in_flight.len());
-            let mut idle = false;
-            if room > 0 {
-                let now = self.clock.now();
-                let due = driving(
-                    &mut in_flight,
-                    &mut finished,
-                    self.queue.due(now, room + busy.taken.len()),
-                )
+            self.record_ended(&mut in_flight, &mut ended, &mut busy)
                 .await;
-                busy.settle(finished.drain(..));
-                match due {
-                    Ok(due) => {
-                        idle = due.is_empty();
-                        for work in due {
-                            if in_flight.len() >= self.settings.total {
-                                break;
-                            }
-                            if busy.take(&work, self.settings.per_endpoint) {
-                                in_flight.push(async move {
-                                    let result = self.attempt(&work).await;
-                                    (work, result)
-                                });
-                            }
-                        }
-                    }
-                    Err(error) => tracing::warn!(%error, "webhooks: reading the queue failed"),
-                }
-            }
-            busy.settle(finished.drain(..));
+            let idle = self
+                .take_due_work(&mut in_flight, &mut ended, &mut busy)
+                .await;
             let wait = if idle {
-                let until_due = driving(&mut in_flight, &mut finished, self.until_next_due()).await;
-                busy.settle(finished.drain(..));
-                until_due
+                driving(&mut in_flight, &mut ended, self.until_next_due()).await
             } else {
                 self.settings.poll
             };
+            if !ended.is_empty() {
+                continue;
+            }
             let wake = pin!(self.queue.wait_for_events(wait));
-            let next = if in_flight.is_empty() {
-                match select(stop.as_mut(), wake).await {
-                    Either::Left(_) => break,
-                    Either::Right(_) => None,
+            if in_flight.is_empty() {
+                if let Either::Left(_) = select(stop.as_mut(), wake).await {
+                    break;
                 }
             } else {
                 match select(stop.as_mut(), select(in_flight.next(), wake)).await {
                     Either::Left(_) => break,
-                    Either::Right((Either::Left((done, _)), _)) => done,
-                    Either::Right((Either::Right(_), _)) => None,
+                    Either::Right((Either::Left((Some(record), _)), _)) => ended.push(record),
+                    Either::Right(_) => {}
                 }
-            };
-            busy.settle(next);
+            }
         }
-        while let Some(done) = in_flight.next().await {
-            busy.settle(Some(done));
+        while let Some(record) = in_flight.next().await {
+            ended.push(record);
+        }
+        self.record_ended(&mut in_flight, &mut ended, &mut busy)
+            .await;
+    }
+
+    /// Claims what is due, within the bounds, and starts its attempts; whether nothing was
+    /// due.
+    async fn take_due_work<'a>(
+        &'a self,
+        in_flight: &mut InFlight<'a>,
+        ended: &mut Vec<AttemptRecord>,
+        busy: &mut Busy,
+    ) -> bool {
+        let room = self.settings.total.saturating_sub(in_flight.len());
+        if room == 0 {
+            return false;
+        }
+        let now = self.clock.now();
+        let due = driving(
+            in_flight,
+            ended,
+            self.queue.due(now, room + busy.taken.len()),
+        )
+        .await;
+        let due = match due {
+            Ok(due) => due,
+            Err(error) => {
+                tracing::warn!(%error, "webhooks: reading the queue failed");
+                return false;
+            }
+        };
+        let idle = due.is_empty();
+        let mut taken = Vec::new();
+        for work in due {
+            if taken.len() == room {
+                break;
+            }
+            if busy.take(&work, self.settings.per_endpoint) {
+                taken.push(work);
+            }
+        }
+        if taken.is_empty() {
+            return idle;
+        }
+        let now = self.clock.now();
+        let until = later(now, ATTEMPT_TIMEOUT + CLAIM_MARGIN);
+        let claimed = driving(
+            in_flight,
+            ended,
+            self.queue.claim(&taken, &self.instance, now, until),
+        )
+        .await;
+        let claimed = match claimed {
+            Ok(claimed) => claimed,
+            Err(error) => {
+                tracing::warn!(%error, "webhooks: claiming deliveries failed");
+                Vec::new()
+            }
+        };
+        let started: HashSet<DueWork> = claimed
+            .iter()
+            .map(|claim| DueWork {
+                endpoint_id: claim.endpoint_id.clone(),
+                resource: claim.resource.clone(),
+            })
+            .collect();
+        for work in taken.iter().filter(|work| !started.contains(work)) {
+            busy.release(work);
+        }
+        for claim in claimed {
+            in_flight.push(Box::pin(self.deliver(claim)));
+        }
+        false
+    }
+
+    /// Records the attempts that ended, and frees their pairs for the next events.
+    async fn record_ended<'a>(
+        &'a self,
+        in_flight: &mut InFlight<'a>,
+        ended: &mut Vec<AttemptRecord>,
+        busy: &mut Busy,
+    ) {
+        if ended.is_empty() {
+            return;
+        }
+        let batch = std::mem::take(ended);
+        let recorded = driving(in_flight, ended, self.queue.record(&batch, &self.instance)).await;
+        if let Err(error) = recorded {
+            // The claims stay until they expire; the pairs are then attempted again.
+            tracing::warn!(%error, attempts = batch.len(), "webhooks: recording attempts failed");
+        }
+        for record in &batch {
+            busy.release(&DueWork {
+                endpoint_id: record.endpoint_id.clone(),
+                resource: record.resource.clone(),
+            });
         }
     }
 
@@ -202,14 +280,8 @@ impl WebhookDispatcher {
         }
     }
 
-    /// One attempt for `work`: claimed, sent, recorded. `Ok(None)` when another instance
-    /// holds the pair or nothing is pending any more.
-    pub async fn attempt(&self, work: &DueWork) -> Result<Option<AttemptRecord>, StoreError> {
-        let now = self.clock.now();
-        let until = later(now, ATTEMPT_TIMEOUT + CLAIM_MARGIN);
-        let Some(claimed) = self.queue.claim(work, &self.instance, now, until).await? else {
-            return Ok(None);
-        };
+    /// One attempt of a claimed delivery: signed, sent, and what its answer changes.
+    pub async fn deliver(&self, claimed: ClaimedDelivery) -> AttemptRecord {
         let sent_at = self.clock.now();
         let timestamp = sent_at.millis().div_euclid(1000);
         let signature = SignatureHeader::new(
@@ -226,9 +298,7 @@ impl WebhookDispatcher {
             body: claimed.body.clone(),
         };
         let sent = self.sender.send(&outgoing).await;
-        let record = self.decide(&claimed, sent, self.clock.now());
-        self.queue.record(&record, &self.instance).await?;
-        Ok(Some(record))
+        self.decide(&claimed, sent, self.clock.now())
     }
 
     /// What an attempt's answer changes: the delivery's next step and, after a 410 or too
@@ -309,7 +379,8 @@ struct Busy {
     per_endpoint: HashMap<WebhookEndpointId, usize>,
 }
 
-type Ended = (DueWork, Result<Option<AttemptRecord>, StoreError>);
+/// The attempts in flight, each future ending with what its attempt changes.
+type InFlight<'a> = FuturesUnordered<Pin<Box<dyn Future<Output = AttemptRecord> + Send + 'a>>>;
 
 impl Busy {
     /// Takes `work` unless it is in flight already or its endpoint has `limit` attempts.
@@ -326,16 +397,12 @@ impl Busy {
         true
     }
 
-    /// Releases the attempts that ended.
-    fn settle(&mut self, ended: impl IntoIterator<Item = Ended>) {
-        for (work, result) in ended {
-            self.taken.remove(&work);
-            if let Some(busy) = self.per_endpoint.get_mut(&work.endpoint_id) {
-                *busy = busy.saturating_sub(1);
-            }
-            if let Err(error) = result {
-                tracing::warn!(%error, endpoint = %work.endpoint_id, "webhooks: an attempt could not reach the database");
-            }
+    /// Releases a pair whose attempt ended (or that was not claimed after all).
+    fn release(&mut self, work: &DueWork) {
+        if self.taken.remove(work)
+            && let Some(busy) = self.per_endpoint.get_mut(&work.endpoint_id)
+        {
+            *busy = busy.saturating_sub(1);
         }
     }
 }

@@ -18,13 +18,6 @@ use crate::port::{
 const NOW: i64 = 1_790_000_000_250;
 const DAY_MS: i64 = 86_400_000;
 
-fn work() -> DueWork {
-    DueWork {
-        endpoint_id: WebhookEndpointId::parse("we_1").unwrap(),
-        resource: "stock:v1".into(),
-    }
-}
-
 fn secret(byte: u8) -> WebhookSecret {
     WebhookSecret::from_random_bytes([byte; 32])
 }
@@ -58,49 +51,57 @@ struct Run {
     recorded: Arc<Mutex<Vec<AttemptRecord>>>,
 }
 
-/// One attempt of [`work`] with `claim` as what the queue hands out and `reply` as the
-/// receiver's answer.
-async fn attempt(
-    claim: Option<ClaimedDelivery>,
-    reply: SentAttempt,
-    schedule: RetrySchedule,
-) -> Run {
-    let sent = Arc::new(Mutex::new(Vec::new()));
-    let recorded = Arc::new(Mutex::new(Vec::new()));
-    let mut queue = MockDeliveryQueue::new();
-    queue
-        .expect_claim()
-        .returning(move |_, _, _, _| Ok(claim.clone()));
-    let kept = recorded.clone();
-    queue.expect_record().returning(move |record, _| {
-        kept.lock().unwrap().push(record.clone());
-        Ok(())
-    });
-    let mut sender = MockWebhookSender::new();
-    let kept = sent.clone();
-    sender.expect_send().returning(move |delivery| {
-        kept.lock().unwrap().push(delivery.clone());
-        reply.clone()
-    });
+fn dispatcher(
+    queue: MockDeliveryQueue,
+    sender: MockWebhookSender,
+    settings: DispatchSettings,
+) -> WebhookDispatcher {
     let mut clock = MockClock::new();
     clock.expect_now().return_const(Timestamp::from_millis(NOW));
     let mut ids = MockIdGenerator::new();
     ids.expect_new_id().returning(|| "instance".into());
     let mut random = MockRandomTokens::new();
     random.expect_random_bytes().returning(|| [0x80; 32]);
-    let dispatcher = WebhookDispatcher::new(
+    WebhookDispatcher::new(
         Arc::new(queue),
         Arc::new(sender),
         Arc::new(clock),
         Arc::new(ids),
         Arc::new(random),
+        settings,
+    )
+}
+
+/// A sender that keeps what it is handed and answers `reply`.
+fn sender_answering(
+    reply: SentAttempt,
+    sent: &Arc<Mutex<Vec<OutgoingDelivery>>>,
+) -> MockWebhookSender {
+    let mut sender = MockWebhookSender::new();
+    let kept = sent.clone();
+    sender.expect_send().returning(move |delivery| {
+        kept.lock().unwrap().push(delivery.clone());
+        reply.clone()
+    });
+    sender
+}
+
+/// One attempt of `claim`, the receiver answering `reply`.
+async fn attempt(claim: ClaimedDelivery, reply: SentAttempt, schedule: RetrySchedule) -> Run {
+    let sent = Arc::new(Mutex::new(Vec::new()));
+    let dispatcher = dispatcher(
+        MockDeliveryQueue::new(),
+        sender_answering(reply, &sent),
         DispatchSettings {
             schedule,
             ..DispatchSettings::default()
         },
     );
-    dispatcher.attempt(&work()).await.unwrap();
-    Run { sent, recorded }
+    let record = dispatcher.deliver(claim).await;
+    Run {
+        sent,
+        recorded: Arc::new(Mutex::new(vec![record])),
+    }
 }
 
 fn configured(text: &str) -> RetrySchedule {
@@ -116,7 +117,7 @@ fn only<T: Clone>(items: &Mutex<Vec<T>>) -> T {
 #[tokio::test]
 async fn a_2xx_is_recorded_as_delivered_after_a_post_signed_as_standard_webhooks_says() {
     let run = attempt(
-        Some(claimed(1, vec![secret(1)])),
+        claimed(1, vec![secret(1)]),
         answer(Some(204), None),
         configured("1s"),
     )
@@ -140,7 +141,7 @@ async fn a_2xx_is_recorded_as_delivered_after_a_post_signed_as_standard_webhooks
 #[tokio::test]
 async fn during_a_rotation_both_secrets_sign_the_new_one_first() {
     let run = attempt(
-        Some(claimed(1, vec![secret(2), secret(1)])),
+        claimed(1, vec![secret(2), secret(1)]),
         answer(Some(200), None),
         configured("1s"),
     )
@@ -157,7 +158,7 @@ async fn during_a_rotation_both_secrets_sign_the_new_one_first() {
 #[tokio::test]
 async fn a_failure_is_tried_again_on_the_configured_schedule_until_it_is_spent() {
     let first = attempt(
-        Some(claimed(1, vec![secret(1)])),
+        claimed(1, vec![secret(1)]),
         answer(Some(500), None),
         configured("1s,2s"),
     )
@@ -167,7 +168,7 @@ async fn a_failure_is_tried_again_on_the_configured_schedule_until_it_is_spent()
         DeliveryNext::RetryAt(Timestamp::from_millis(NOW + 1_000))
     );
     let second = attempt(
-        Some(claimed(2, vec![secret(1)])),
+        claimed(2, vec![secret(1)]),
         answer(None, None),
         configured("1s,2s"),
     )
@@ -179,7 +180,7 @@ async fn a_failure_is_tried_again_on_the_configured_schedule_until_it_is_spent()
     );
     assert_eq!(record.error.as_deref(), Some("could not connect"));
     let last = attempt(
-        Some(claimed(3, vec![secret(1)])),
+        claimed(3, vec![secret(1)]),
         answer(Some(500), None),
         configured("1s,2s"),
     )
@@ -191,7 +192,7 @@ async fn a_failure_is_tried_again_on_the_configured_schedule_until_it_is_spent()
 async fn a_429_or_503_is_retried_no_sooner_than_its_retry_after() {
     for status in [429, 503] {
         let run = attempt(
-            Some(claimed(1, vec![secret(1)])),
+            claimed(1, vec![secret(1)]),
             answer(Some(status), Some("30")),
             configured("1s"),
         )
@@ -203,7 +204,7 @@ async fn a_429_or_503_is_retried_no_sooner_than_its_retry_after() {
     }
     // Anywhere else, Retry-After is not the receiver's to set.
     let run = attempt(
-        Some(claimed(1, vec![secret(1)])),
+        claimed(1, vec![secret(1)]),
         answer(Some(500), Some("30")),
         configured("1s"),
     )
@@ -217,7 +218,7 @@ async fn a_429_or_503_is_retried_no_sooner_than_its_retry_after() {
 #[tokio::test]
 async fn a_410_disables_the_endpoint_as_gone_at_once() {
     let run = attempt(
-        Some(claimed(1, vec![secret(1)])),
+        claimed(1, vec![secret(1)]),
         answer(Some(410), None),
         configured("1s"),
     )
@@ -230,7 +231,7 @@ async fn an_endpoint_failing_for_five_days_is_disabled_as_failing() {
     let mut failing = claimed(4, vec![secret(1)]);
     failing.failing_since = Some(Timestamp::from_millis(NOW - 5 * DAY_MS));
     let run = attempt(
-        Some(failing),
+        failing,
         answer(Some(500), None),
         configured("1s,1s,1s,1s,1s"),
     )
@@ -240,7 +241,7 @@ async fn an_endpoint_failing_for_five_days_is_disabled_as_failing() {
     let mut recent = claimed(4, vec![secret(1)]);
     recent.failing_since = Some(Timestamp::from_millis(NOW - 5 * DAY_MS + 1));
     let run = attempt(
-        Some(recent),
+        recent,
         answer(Some(500), None),
         configured("1s,1s,1s,1s,1s"),
     )
@@ -248,9 +249,145 @@ async fn an_endpoint_failing_for_five_days_is_disabled_as_failing() {
     assert_eq!(only(&run.recorded).disable, None);
 }
 
+fn work_on(endpoint: &str, resource: &str) -> DueWork {
+    DueWork {
+        endpoint_id: WebhookEndpointId::parse(endpoint).unwrap(),
+        resource: resource.into(),
+    }
+}
+
+fn claim_of(work: &DueWork) -> ClaimedDelivery {
+    let mut claim = claimed(1, vec![secret(1)]);
+    claim.endpoint_id = work.endpoint_id.clone();
+    claim.resource = work.resource.clone();
+    claim
+}
+
+/// Runs the loop over a queue holding `due` once, each pair claimed unless named in
+/// `held_elsewhere`, until `expected` attempts are recorded; returns what was claimed and
+/// what was recorded, batch by batch.
+async fn run_over(
+    due: Vec<DueWork>,
+    held_elsewhere: Vec<DueWork>,
+    settings: DispatchSettings,
+    expected: usize,
+) -> (
+    Vec<Vec<DueWork>>,
+    Vec<Vec<AttemptRecord>>,
+    Vec<OutgoingDelivery>,
+) {
+    let claims = Arc::new(Mutex::new(Vec::new()));
+    let records = Arc::new(Mutex::new(Vec::new()));
+    let recorded_all = Arc::new(tokio::sync::Notify::new());
+    let mut queue = MockDeliveryQueue::new();
+    queue.expect_release_orphaned_claims().returning(|| Ok(0));
+    queue.expect_prune().returning(|_| Ok(0));
+    queue.expect_next_due().returning(|_| Ok(None));
+    queue.expect_wait_for_events().returning(|_| ());
+    let mut waiting = Some(due);
+    queue
+        .expect_due()
+        .returning(move |_, _| Ok(waiting.take().unwrap_or_default()));
+    let kept = claims.clone();
+    queue.expect_claim().returning(move |work, instance, _, _| {
+        assert_eq!(instance, "worker_instance");
+        kept.lock().unwrap().push(work.to_vec());
+        Ok(work
+            .iter()
+            .filter(|pair| !held_elsewhere.contains(pair))
+            .map(claim_of)
+            .collect())
+    });
+    let (kept, done) = (records.clone(), recorded_all.clone());
+    queue.expect_record().returning(move |batch, _| {
+        let mut records = kept.lock().unwrap();
+        records.push(batch.to_vec());
+        if records.iter().map(Vec::len).sum::<usize>() >= expected {
+            done.notify_one();
+        }
+        Ok(())
+    });
+    let sent = Arc::new(Mutex::new(Vec::new()));
+    let dispatcher = dispatcher(
+        queue,
+        sender_answering(answer(Some(200), None), &sent),
+        settings,
+    );
+    let stop = recorded_all.notified();
+    tokio::time::timeout(Duration::from_secs(5), dispatcher.run(stop))
+        .await
+        .expect("the attempts were recorded");
+    let claims = claims.lock().unwrap().clone();
+    let records = records.lock().unwrap().clone();
+    let sent = sent.lock().unwrap().clone();
+    (claims, records, sent)
+}
+
 #[tokio::test]
-async fn nothing_claimed_sends_nothing() {
-    let run = attempt(None, answer(Some(200), None), configured("1s")).await;
-    assert!(run.sent.lock().unwrap().is_empty());
-    assert!(run.recorded.lock().unwrap().is_empty());
+async fn what_is_due_is_claimed_in_one_batch_sent_once_each_and_recorded() {
+    let due = vec![
+        work_on("we_1", "stock:v1"),
+        work_on("we_1", "stock:v2"),
+        work_on("we_2", "stock:v1"),
+    ];
+    let (claims, records, sent) =
+        run_over(due.clone(), vec![], DispatchSettings::default(), 3).await;
+    assert_eq!(claims, vec![due]);
+    assert_eq!(sent.len(), 3);
+    let recorded: Vec<(String, String)> = records
+        .concat()
+        .into_iter()
+        .map(|record| (record.endpoint_id.to_string(), record.resource))
+        .collect();
+    assert_eq!(recorded.len(), 3);
+    for pair in [
+        ("we_1", "stock:v1"),
+        ("we_1", "stock:v2"),
+        ("we_2", "stock:v1"),
+    ] {
+        assert!(
+            recorded.contains(&(pair.0.to_owned(), pair.1.to_owned())),
+            "{pair:?}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn an_endpoint_gets_at_most_its_bound_of_attempts_and_the_others_their_turn() {
+    let due = vec![
+        work_on("we_slow", "stock:v1"),
+        work_on("we_slow", "stock:v2"),
+        work_on("we_slow", "stock:v3"),
+        work_on("we_fast", "stock:v1"),
+    ];
+    let settings = DispatchSettings {
+        per_endpoint: 2,
+        ..DispatchSettings::default()
+    };
+    let (claims, _, sent) = run_over(due, vec![], settings, 3).await;
+    assert_eq!(
+        claims[0],
+        vec![
+            work_on("we_slow", "stock:v1"),
+            work_on("we_slow", "stock:v2"),
+            work_on("we_fast", "stock:v1"),
+        ]
+    );
+    assert_eq!(sent.len(), 3);
+}
+
+#[tokio::test]
+async fn a_pair_another_instance_holds_is_not_sent() {
+    let due = vec![work_on("we_1", "stock:v1"), work_on("we_1", "stock:v2")];
+    let (_, records, sent) = run_over(
+        due,
+        vec![work_on("we_1", "stock:v1")],
+        DispatchSettings::default(),
+        1,
+    )
+    .await;
+    assert_eq!(sent.len(), 1);
+    let recorded = records.concat();
+    assert_eq!(recorded.len(), 1);
+    assert_eq!(recorded[0].resource, "stock:v2");
 }

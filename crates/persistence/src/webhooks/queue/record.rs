@@ -1,0 +1,213 @@
+//! Recording a batch of attempts in one transaction: the attempts' rows, their deliveries'
+//! next step, their endpoints' health (and a disabling), and the release of their claims.
+//! The statements are per batch, or per endpoint of the batch, except a retry's own time.
+
+use std::collections::BTreeMap;
+
+use diesel::prelude::*;
+use diesel_async::RunQueryDsl;
+use shop_domain::Timestamp;
+use shop_domain::webhook::{DeliveryStatus, EndpointHealth};
+use shop_ports::port::{AttemptRecord, DeliveryNext};
+
+use super::claim::ClaimQueries;
+use super::{is_pending, pairs_by_endpoint};
+use crate::database::impl_for_each_backend;
+use crate::error::DbError;
+use crate::schema::{webhook_attempts, webhook_deliveries, webhook_endpoints};
+
+#[derive(Insertable)]
+#[diesel(table_name = webhook_attempts)]
+#[diesel(treat_none_as_default_value = false)]
+struct AttemptRow<'a> {
+    id: &'a str,
+    delivery_id: &'a str,
+    endpoint_id: &'a str,
+    attempt: i32,
+    status: &'a str,
+    response_status: Option<i32>,
+    duration_ms: i64,
+    error: Option<&'a str>,
+    response_excerpt: &'a str,
+    created_at_ms: i64,
+}
+
+impl<'a> AttemptRow<'a> {
+    fn of(attempt: &'a AttemptRecord) -> Self {
+        AttemptRow {
+            id: &attempt.attempt_id,
+            delivery_id: attempt.delivery_id.as_str(),
+            endpoint_id: attempt.endpoint_id.as_str(),
+            attempt: i32::try_from(attempt.attempt).unwrap_or(i32::MAX),
+            status: if attempt.succeeded {
+                DeliveryStatus::Succeeded.as_str()
+            } else {
+                DeliveryStatus::Failed.as_str()
+            },
+            response_status: attempt.response_status.map(i32::from),
+            duration_ms: i64::try_from(attempt.duration.as_millis()).unwrap_or(i64::MAX),
+            error: attempt.error.as_deref(),
+            response_excerpt: &attempt.response_excerpt,
+            created_at_ms: attempt.at.millis(),
+        }
+    }
+}
+
+/// An endpoint's health as stored.
+#[derive(Queryable)]
+struct StoredHealth {
+    id: String,
+    failing_since_ms: Option<i64>,
+    failures_in_a_row: i32,
+    last_attempt_status: Option<String>,
+    last_attempt_at_ms: Option<i64>,
+}
+
+impl StoredHealth {
+    fn health(&self) -> EndpointHealth {
+        EndpointHealth {
+            failures_in_a_row: u32::try_from(self.failures_in_a_row).unwrap_or(0),
+            last_attempt: self.last_attempt_at_ms.map(|at| {
+                (
+                    Timestamp::from_millis(at),
+                    self.last_attempt_status.as_deref() == Some("succeeded"),
+                )
+            }),
+        }
+    }
+}
+
+pub(super) trait RecordQueries {
+    /// See `DeliveryQueue::record`; runs inside the caller's transaction.
+    fn record_batch(
+        &mut self,
+        attempts: &[AttemptRecord],
+        instance: &str,
+    ) -> impl Future<Output = Result<(), DbError>> + Send;
+}
+
+impl_for_each_backend! {
+    impl RecordQueries {
+        async fn record_batch(&mut self, attempts: &[AttemptRecord], instance: &str) -> Result<(), DbError> {
+            let rows: Vec<AttemptRow<'_>> = attempts.iter().map(AttemptRow::of).collect();
+            self.insert_attempts(&rows).await?;
+            let mut succeeded = Vec::new();
+            let mut gave_up = Vec::new();
+            for attempt in attempts {
+                match attempt.next {
+                    DeliveryNext::Succeeded => succeeded.push(attempt.delivery_id.as_str()),
+                    DeliveryNext::GaveUp => gave_up.push(attempt.delivery_id.as_str()),
+                    DeliveryNext::RetryAt(next) => {
+                        // A delivery superseded meanwhile stays so.
+                        diesel::update(webhook_deliveries::table.filter(webhook_deliveries::id.eq(attempt.delivery_id.as_str())))
+                            .filter(is_pending())
+                            .set((
+                                webhook_deliveries::attempts.eq(webhook_deliveries::attempts + 1),
+                                webhook_deliveries::next_attempt_at_ms.eq(Some(next.millis())),
+                                webhook_deliveries::updated_at_ms.eq(attempt.at.millis()),
+                            ))
+                            .execute(&mut *self)
+                            .await?;
+                    }
+                }
+            }
+            let last_at = attempts.iter().map(|a| a.at.millis()).max().unwrap_or_default();
+            for (ids, status) in [(succeeded, DeliveryStatus::Succeeded), (gave_up, DeliveryStatus::Failed)] {
+                if ids.is_empty() {
+                    continue;
+                }
+                diesel::update(webhook_deliveries::table.filter(webhook_deliveries::id.eq_any(&ids)))
+                    .filter(is_pending())
+                    .set((
+                        webhook_deliveries::status.eq(status.as_str()),
+                        webhook_deliveries::attempts.eq(webhook_deliveries::attempts + 1),
+                        webhook_deliveries::next_attempt_at_ms.eq(None::<i64>),
+                        webhook_deliveries::updated_at_ms.eq(last_at),
+                    ))
+                    .execute(&mut *self)
+                    .await?;
+            }
+            let mut per_endpoint: BTreeMap<&str, Vec<&AttemptRecord>> = BTreeMap::new();
+            for attempt in attempts {
+                per_endpoint.entry(attempt.endpoint_id.as_str()).or_default().push(attempt);
+            }
+            let endpoints: Vec<&str> = per_endpoint.keys().copied().collect();
+            let stored: Vec<StoredHealth> = webhook_endpoints::table
+                .filter(webhook_endpoints::id.eq_any(&endpoints))
+                .select((
+                    webhook_endpoints::id,
+                    webhook_endpoints::failing_since_ms,
+                    webhook_endpoints::failures_in_a_row,
+                    webhook_endpoints::last_attempt_status,
+                    webhook_endpoints::last_attempt_at_ms,
+                ))
+                .load(&mut *self)
+                .await?;
+            for endpoint in stored {
+                let Some(made) = per_endpoint.get(endpoint.id.as_str()) else { continue };
+                let mut outcomes: Vec<(Timestamp, bool)> = made.iter().map(|a| (a.at, a.succeeded)).collect();
+                outcomes.sort_by_key(|(at, _)| at.millis());
+                let (health, failing_since) = endpoint
+                    .health()
+                    .after_attempts(endpoint.failing_since_ms.map(Timestamp::from_millis), &outcomes);
+                let (last_at, last_succeeded) = health.last_attempt.unwrap_or((Timestamp::from_millis(0), false));
+                diesel::update(webhook_endpoints::table.filter(webhook_endpoints::id.eq(&endpoint.id)))
+                    .set((
+                        webhook_endpoints::failing_since_ms.eq(failing_since.map(|at| at.millis())),
+                        webhook_endpoints::failures_in_a_row.eq(i32::try_from(health.failures_in_a_row).unwrap_or(i32::MAX)),
+                        webhook_endpoints::last_attempt_status.eq(Some(if last_succeeded { "succeeded" } else { "failed" })),
+                        webhook_endpoints::last_attempt_at_ms.eq(Some(last_at.millis())),
+                    ))
+                    .execute(&mut *self)
+                    .await?;
+                if let Some(attempt) = made.iter().find(|a| a.disable.is_some())
+                    && let Some(reason) = attempt.disable
+                {
+                    diesel::update(webhook_endpoints::table.filter(webhook_endpoints::id.eq(&endpoint.id)))
+                        .filter(webhook_endpoints::status.eq("enabled"))
+                        .set((
+                            webhook_endpoints::status.eq("disabled"),
+                            webhook_endpoints::disabled_reason.eq(Some(reason.as_str())),
+                            webhook_endpoints::updated_at_ms.eq(attempt.at.millis()),
+                        ))
+                        .execute(&mut *self)
+                        .await?;
+                }
+            }
+            let pairs = pairs_by_endpoint(attempts.iter().map(|a| (a.endpoint_id.as_str(), a.resource.as_str())));
+            self.release(&pairs, instance).await
+        }
+    }
+}
+
+trait InsertsAttempts {
+    fn insert_attempts(
+        &mut self,
+        rows: &[AttemptRow<'_>],
+    ) -> impl Future<Output = Result<(), DbError>> + Send;
+}
+
+/// SQLite: a statement per row (diesel has no batch insert on SQLite's async wrapper), in the
+/// process and within the one transaction, so without a round trip each.
+impl<R: crate::database::SqliteRunner> InsertsAttempts for crate::database::SqliteOn<R> {
+    async fn insert_attempts(&mut self, rows: &[AttemptRow<'_>]) -> Result<(), DbError> {
+        for row in rows {
+            diesel::insert_into(webhook_attempts::table)
+                .values(row)
+                .execute(&mut *self)
+                .await?;
+        }
+        Ok(())
+    }
+}
+
+/// PostgreSQL: one statement for the batch.
+impl InsertsAttempts for diesel_async::AsyncPgConnection {
+    async fn insert_attempts(&mut self, rows: &[AttemptRow<'_>]) -> Result<(), DbError> {
+        diesel::insert_into(webhook_attempts::table)
+            .values(rows)
+            .execute(self)
+            .await?;
+        Ok(())
+    }
+}
