@@ -7,7 +7,8 @@
 //! - `selection.rs`: what a read loads, a page or these ids;
 //! - `parents_then_children.rs`: PostgreSQL's page read, the parents' rows then their
 //!   children's in one `UNION ALL`, and their assembly;
-//! - `by_parent.rs`: SQLite's page read, a parent joined with its children, folded as read.
+//! - `by_parent.rs`: SQLite's page read, a parent joined with its children, folded as read;
+//! - `values_rows.rs`: a multi-row `INSERT`'s placeholders, for SQLite's batches.
 
 pub(crate) mod by_parent;
 pub(crate) mod first_rows;
@@ -15,3 +16,4 @@ pub(crate) mod kept_prepared;
 pub(crate) mod one_of;
 pub(crate) mod parents_then_children;
 pub(crate) mod selection;
+pub(crate) mod values_rows;

@@ -9,6 +9,7 @@
 use std::collections::{BTreeMap, HashMap, HashSet};
 
 use diesel::prelude::*;
+use diesel::sql_types::{BigInt, Text};
 use diesel_async::RunQueryDsl;
 use shop_domain::Timestamp;
 use shop_domain::id::{DeliveryId, EventId};
@@ -232,18 +233,27 @@ trait InsertsClaims {
     ) -> impl Future<Output = Result<(), DbError>> + Send;
 }
 
-/// SQLite: a statement per row (diesel has no batch insert on SQLite's async wrapper), in the
-/// process and within the one transaction, so without a round trip each.
+/// SQLite: one statement written out (diesel's batch insert is not available on SQLite's
+/// async wrapper, and each statement there is a hand-over to a blocking thread).
 impl<R: crate::database::SqliteRunner> InsertsClaims for crate::database::SqliteOn<R> {
     async fn insert_claims(&mut self, rows: &[ClaimRow<'_>]) -> Result<(), DbError> {
-        for row in rows {
-            diesel::insert_into(webhook_inflight::table)
-                .values(row)
-                .on_conflict((webhook_inflight::endpoint_id, webhook_inflight::resource))
-                .do_nothing()
-                .execute(&mut *self)
-                .await?;
+        if rows.is_empty() {
+            return Ok(());
         }
+        let mut insert = diesel::sql_query(format!(
+            "INSERT INTO webhook_inflight (endpoint_id, resource, claimed_by, claimed_until_ms) \
+             VALUES {} ON CONFLICT (endpoint_id, resource) DO NOTHING",
+            crate::sql::values_rows::placeholders(rows.len(), 4)
+        ))
+        .into_boxed::<diesel::sqlite::Sqlite>();
+        for row in rows {
+            insert = insert
+                .bind::<Text, _>(row.endpoint_id)
+                .bind::<Text, _>(row.resource)
+                .bind::<Text, _>(row.claimed_by)
+                .bind::<BigInt, _>(row.claimed_until_ms);
+        }
+        insert.execute(self).await?;
         Ok(())
     }
 }

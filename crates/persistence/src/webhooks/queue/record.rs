@@ -5,6 +5,7 @@
 use std::collections::BTreeMap;
 
 use diesel::prelude::*;
+use diesel::sql_types::{BigInt, Integer, Nullable, Text};
 use diesel_async::RunQueryDsl;
 use shop_domain::Timestamp;
 use shop_domain::webhook::{DeliveryStatus, EndpointHealth};
@@ -187,16 +188,33 @@ trait InsertsAttempts {
     ) -> impl Future<Output = Result<(), DbError>> + Send;
 }
 
-/// SQLite: a statement per row (diesel has no batch insert on SQLite's async wrapper), in the
-/// process and within the one transaction, so without a round trip each.
+/// SQLite: one statement written out (diesel's batch insert is not available on SQLite's
+/// async wrapper, and each statement there is a hand-over to a blocking thread).
 impl<R: crate::database::SqliteRunner> InsertsAttempts for crate::database::SqliteOn<R> {
     async fn insert_attempts(&mut self, rows: &[AttemptRow<'_>]) -> Result<(), DbError> {
-        for row in rows {
-            diesel::insert_into(webhook_attempts::table)
-                .values(row)
-                .execute(&mut *self)
-                .await?;
+        if rows.is_empty() {
+            return Ok(());
         }
+        let mut insert = diesel::sql_query(format!(
+            "INSERT INTO webhook_attempts (id, delivery_id, endpoint_id, attempt, status, \
+             response_status, duration_ms, error, response_excerpt, created_at_ms) VALUES {}",
+            crate::sql::values_rows::placeholders(rows.len(), 10)
+        ))
+        .into_boxed::<diesel::sqlite::Sqlite>();
+        for row in rows {
+            insert = insert
+                .bind::<Text, _>(row.id)
+                .bind::<Text, _>(row.delivery_id)
+                .bind::<Text, _>(row.endpoint_id)
+                .bind::<Integer, _>(row.attempt)
+                .bind::<Text, _>(row.status)
+                .bind::<Nullable<Integer>, _>(row.response_status)
+                .bind::<BigInt, _>(row.duration_ms)
+                .bind::<Nullable<Text>, _>(row.error)
+                .bind::<Text, _>(row.response_excerpt)
+                .bind::<BigInt, _>(row.created_at_ms);
+        }
+        insert.execute(self).await?;
         Ok(())
     }
 }
