@@ -46,6 +46,76 @@ fn pairs_by_endpoint<'a>(
     grouped
 }
 
+/// The head of the queue: the oldest due rows of enabled endpoints without a live claim, in
+/// the order of the partial index of pending deliveries. One query per backend, built by one
+/// macro.
+trait ReadsQueueHead {
+    fn queue_head(
+        &mut self,
+        now: Timestamp,
+        rows: i64,
+    ) -> impl Future<Output = Result<Vec<(String, String)>, DbError>> + Send;
+}
+
+macro_rules! queue_head_query {
+    ($now:expr, $rows:expr) => {{
+        let claimed = webhook_inflight::table
+            .filter(webhook_inflight::endpoint_id.eq(webhook_deliveries::endpoint_id))
+            .filter(webhook_inflight::resource.eq(webhook_deliveries::resource))
+            .filter(webhook_inflight::claimed_until_ms.ge($now.millis()));
+        let enabled = webhook_endpoints::table
+            .filter(webhook_endpoints::id.eq(webhook_deliveries::endpoint_id))
+            .filter(webhook_endpoints::status.eq("enabled"));
+        webhook_deliveries::table
+            .filter(is_pending())
+            .filter(webhook_deliveries::next_attempt_at_ms.le($now.millis()))
+            .filter(exists(enabled))
+            .filter(not(exists(claimed)))
+            .select((
+                webhook_deliveries::endpoint_id,
+                webhook_deliveries::resource,
+            ))
+            .order(webhook_deliveries::next_attempt_at_ms.asc())
+            .limit($rows)
+    }};
+}
+
+impl<R: crate::database::SqliteRunner> ReadsQueueHead for crate::database::SqliteOn<R> {
+    async fn queue_head(
+        &mut self,
+        now: Timestamp,
+        rows: i64,
+    ) -> Result<Vec<(String, String)>, DbError> {
+        Ok(queue_head_query!(now, rows).load(self).await?)
+    }
+}
+
+/// PostgreSQL plans the head of the queue from statistics that are always behind: the table
+/// takes and finishes thousands of deliveries between two `ANALYZE`s, so the planner expects a
+/// few rows and reads every pending one through a bitmap, then sorts them, where walking the
+/// index in order stops after `rows`. A bitmap scan also never marks the index entries of
+/// finished deliveries dead, so each read paid for all of them again. Within this one
+/// statement's transaction the ordered walk is the plan (see docs/PERFORMANCE.md, "Webhooks").
+impl ReadsQueueHead for diesel_async::AsyncPgConnection {
+    async fn queue_head(
+        &mut self,
+        now: Timestamp,
+        rows: i64,
+    ) -> Result<Vec<(String, String)>, DbError> {
+        use diesel_async::AsyncConnection;
+        self.transaction(async |conn| {
+            diesel::sql_query(
+                "SELECT set_config('enable_bitmapscan', 'off', true), \
+                        set_config('enable_sort', 'off', true)",
+            )
+            .execute(&mut *conn)
+            .await?;
+            Ok(queue_head_query!(now, rows).load(conn).await?)
+        })
+        .await
+    }
+}
+
 /// How many pending rows `due` reads per pair it may return: a burst of changes to one
 /// resource is several rows of one pair.
 const ROWS_PER_PAIR: usize = 4;
@@ -56,28 +126,8 @@ impl DeliveryQueue for Database {
         let rows_wanted = i64::try_from(limit.saturating_mul(ROWS_PER_PAIR)).unwrap_or(i64::MAX);
         // The oldest due rows in the index's order, no grouping: a busy queue is read from
         // its head, however long it is.
-        let rows: Vec<(String, String)> = with_conn!(self, |conn| {
-            let claimed = webhook_inflight::table
-                .filter(webhook_inflight::endpoint_id.eq(webhook_deliveries::endpoint_id))
-                .filter(webhook_inflight::resource.eq(webhook_deliveries::resource))
-                .filter(webhook_inflight::claimed_until_ms.ge(now.millis()));
-            let enabled = webhook_endpoints::table
-                .filter(webhook_endpoints::id.eq(webhook_deliveries::endpoint_id))
-                .filter(webhook_endpoints::status.eq("enabled"));
-            webhook_deliveries::table
-                .filter(is_pending())
-                .filter(webhook_deliveries::next_attempt_at_ms.le(now.millis()))
-                .filter(exists(enabled))
-                .filter(not(exists(claimed)))
-                .select((
-                    webhook_deliveries::endpoint_id,
-                    webhook_deliveries::resource,
-                ))
-                .order(webhook_deliveries::next_attempt_at_ms.asc())
-                .limit(rows_wanted)
-                .load(conn)
-                .await
-        })?;
+        let rows: Vec<(String, String)> =
+            with_conn!(self, |conn| { conn.queue_head(now, rows_wanted).await })?;
         let mut due: Vec<DueWork> = Vec::with_capacity(limit);
         for (endpoint, resource) in rows {
             if due.len() == limit {
