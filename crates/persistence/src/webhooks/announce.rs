@@ -20,18 +20,26 @@ use super::outbox::CHANNEL;
 use crate::database::{Database, Pool};
 
 impl Database {
-    /// Asks for a `NOTIFY` to every instance (PostgreSQL); the task that sends them starts
-    /// with the first request, on the current tokio runtime.
-    pub(crate) fn announce_events(&self) {
+    /// Starts the task that sends the `NOTIFY`s, on the current tokio runtime (the process's
+    /// main one: a write may run on a runtime that ends before the process, an HTTP worker's).
+    /// Started with the workers' `LISTEN` (`listen.rs`); a process without it (a command-line
+    /// tool) wakes the other instances by their poll, or by [`Self::announce_events_now`].
+    pub(crate) fn start_announcing(&self) {
         let Pool::Postgres(pool) = &self.pool else {
             return;
         };
-        let wanted = self.announcer.get_or_init(|| {
+        self.announcer.get_or_init(|| {
             let wanted = Arc::new(Notify::new());
             tokio::spawn(announce(pool.clone(), wanted.clone()));
             wanted
         });
-        wanted.notify_one();
+    }
+
+    /// Asks for a `NOTIFY` to every instance (PostgreSQL), once the task is started.
+    pub(crate) fn announce_events(&self) {
+        if let Some(wanted) = self.announcer.get() {
+            wanted.notify_one();
+        }
     }
 
     /// Sends the `NOTIFY` now and waits for it: for a process that may end right after its

@@ -16,12 +16,14 @@ use crate::database::{Database, DatabaseUrl, Pool};
 const RECONNECT_AFTER: Duration = Duration::from_secs(1);
 
 impl Database {
-    /// On PostgreSQL, starts the listener on the current tokio runtime; on SQLite, whose one
-    /// instance is woken in process, does nothing.
+    /// On PostgreSQL, starts the listener, and the announcer of this process's commits
+    /// (`announce.rs`), on the current tokio runtime; on SQLite, whose one instance is woken
+    /// in process, does nothing.
     pub fn listen_for_events(&self, url: &DatabaseUrl) {
         let (Pool::Postgres(_), DatabaseUrl::Postgres(url)) = (&self.pool, url) else {
             return;
         };
+        self.start_announcing();
         let url = url.clone();
         let wake = self.events_wake.clone();
         tokio::spawn(async move {
