@@ -13,6 +13,32 @@ use crate::database::impl_for_each_backend;
 use crate::error::DbError;
 use crate::schema::{webhook_attempts, webhook_deliveries, webhook_events};
 
+/// The columns an `INSERT … SELECT` of queued deliveries writes, in its `SELECT`'s order: the
+/// outbox's fan-out and a recovery.
+pub(crate) const QUEUED_DELIVERY_COLUMNS: (
+    webhook_deliveries::id,
+    webhook_deliveries::shop_id,
+    webhook_deliveries::endpoint_id,
+    webhook_deliveries::event_seq,
+    webhook_deliveries::resource,
+    webhook_deliveries::status,
+    webhook_deliveries::attempts,
+    webhook_deliveries::next_attempt_at_ms,
+    webhook_deliveries::created_at_ms,
+    webhook_deliveries::updated_at_ms,
+) = (
+    webhook_deliveries::id,
+    webhook_deliveries::shop_id,
+    webhook_deliveries::endpoint_id,
+    webhook_deliveries::event_seq,
+    webhook_deliveries::resource,
+    webhook_deliveries::status,
+    webhook_deliveries::attempts,
+    webhook_deliveries::next_attempt_at_ms,
+    webhook_deliveries::created_at_ms,
+    webhook_deliveries::updated_at_ms,
+);
+
 pub(crate) trait DeliveryQueries {
     /// Deletes an endpoint's attempts and deliveries (before the endpoint itself).
     fn delete_of_endpoint(
@@ -173,18 +199,7 @@ impl_for_each_backend! {
                 ));
             diesel::insert_into(webhook_deliveries::table)
                 .values(queued)
-                .into_columns((
-                    webhook_deliveries::id,
-                    webhook_deliveries::shop_id,
-                    webhook_deliveries::endpoint_id,
-                    webhook_deliveries::event_seq,
-                    webhook_deliveries::resource,
-                    webhook_deliveries::status,
-                    webhook_deliveries::attempts,
-                    webhook_deliveries::next_attempt_at_ms,
-                    webhook_deliveries::created_at_ms,
-                    webhook_deliveries::updated_at_ms,
-                ))
+                .into_columns(QUEUED_DELIVERY_COLUMNS)
                 .execute(self)
                 .await?;
             Ok(())

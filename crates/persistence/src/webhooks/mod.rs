@@ -2,7 +2,7 @@
 //! (`endpoints.rs`), and the delivery queue the workers claim from (`queue.rs`).
 
 mod announce;
-mod deliveries;
+pub(crate) mod deliveries;
 mod endpoints;
 mod events;
 mod listen;

@@ -21,6 +21,7 @@ use shop_domain::id::{EventId, ProductId, ShopId, VariantId};
 use shop_domain::webhook::{EventData, EventType, NewEvent, StockCause, stock_entry_of};
 use shop_ports::port::{EventRenderer, IdGenerator};
 
+use super::deliveries::QUEUED_DELIVERY_COLUMNS;
 use crate::catalogue::{CatalogueQueries, Selection};
 use crate::database::impl_for_each_backend;
 use crate::error::DbError;
@@ -164,18 +165,7 @@ impl_for_each_backend! {
                 ));
             diesel::insert_into(webhook_deliveries::table)
                 .values(fan_out)
-                .into_columns((
-                    webhook_deliveries::id,
-                    webhook_deliveries::shop_id,
-                    webhook_deliveries::endpoint_id,
-                    webhook_deliveries::event_seq,
-                    webhook_deliveries::resource,
-                    webhook_deliveries::status,
-                    webhook_deliveries::attempts,
-                    webhook_deliveries::next_attempt_at_ms,
-                    webhook_deliveries::created_at_ms,
-                    webhook_deliveries::updated_at_ms,
-                ))
+                .into_columns(QUEUED_DELIVERY_COLUMNS)
                 .execute(self)
                 .await?;
             Ok(())
