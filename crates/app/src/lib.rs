@@ -11,4 +11,5 @@ pub mod demo;
 pub mod import_file;
 pub mod server;
 pub mod services;
+pub mod stop_signal;
 pub mod telemetry;

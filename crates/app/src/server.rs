@@ -187,10 +187,29 @@ impl RunningServer {
 
     /// Runs until the API's server stops (SIGTERM or SIGINT: it stops accepting, lets the
     /// requests in flight finish within the shutdown timeout), then stops the metrics server.
+    ///
+    /// The webhook workers stop at the signal itself, beside the API's draining: a supervisor
+    /// that kills the process after a grace period shorter than the shutdown timeout then
+    /// finds their last attempts recorded, not claimed and sent again after the restart
+    /// (docs/RELIABILITY.md, finding 8). Events the draining requests commit meanwhile wait
+    /// in the queue for the next start.
     pub async fn wait(self) -> anyhow::Result<()> {
-        let outcome = self.api.join().await;
-        self.deliveries.stop().await;
-        if let Some(metrics) = self.metrics {
+        let Self {
+            api,
+            metrics,
+            deliveries,
+            ..
+        } = self;
+        let api = api.join();
+        tokio::pin!(api);
+        let outcome = tokio::select! {
+            outcome = &mut api => {
+                deliveries.stop().await;
+                outcome
+            }
+            _ = stop_requested() => tokio::join!(api, deliveries.stop()).0,
+        };
+        if let Some(metrics) = metrics {
             metrics.handle.stop(true).await;
             metrics.join().await?;
         }
@@ -221,4 +240,13 @@ impl RunningServer {
 
 fn bind(address: SocketAddr) -> anyhow::Result<TcpListener> {
     TcpListener::bind(address).with_context(|| format!("cannot listen on {address}"))
+}
+
+/// A stop signal; never, if the process cannot listen for one (the API's server then ends on
+/// its own signal handling, and the workers stop after it).
+async fn stop_requested() {
+    if let Err(error) = crate::stop_signal::requested().await {
+        tracing::warn!(%error, "webhooks: the workers stop after the API");
+        std::future::pending::<()>().await;
+    }
 }

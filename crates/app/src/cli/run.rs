@@ -166,20 +166,11 @@ async fn deliver(services: &Services) -> anyhow::Result<()> {
         backend = services.database.backend_name(),
         "delivering webhooks"
     );
-    shutdown_signal().await?;
+    crate::stop_signal::requested().await?;
     workers.stop().await;
     services.database.close();
     tracing::info!("stopped");
     Ok(())
-}
-
-async fn shutdown_signal() -> anyhow::Result<()> {
-    let mut terminate = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
-        .context("cannot listen for SIGTERM")?;
-    tokio::select! {
-        interrupted = tokio::signal::ctrl_c() => interrupted.context("cannot listen for SIGINT"),
-        _ = terminate.recv() => Ok(()),
-    }
 }
 
 /// The server's settings; a refused one (a metrics token too short) exits with status 2, as

@@ -25,6 +25,11 @@ pub struct WebhookArgs {
     #[arg(long, env = "WEBHOOK_DISABLE_AFTER", value_parser = parse_duration,
           default_value = "5d")]
     pub webhook_disable_after: Duration,
+    /// Attempts in flight to one endpoint at most (each instance): a receiver's concurrent
+    /// requests, and how fast a backlog drains to it.
+    #[arg(long, env = "WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT",
+          value_parser = clap::value_parser!(u16).range(1..=256), default_value_t = 16)]
+    pub webhook_max_in_flight_per_endpoint: u16,
     /// Days the events, their deliveries and attempts are kept (`GET /api/v2/events`).
     #[arg(long, env = "EVENT_RETENTION_DAYS", value_parser = clap::value_parser!(u32).range(1..),
           default_value_t = 30)]
@@ -43,6 +48,7 @@ impl WebhookArgs {
                 schedule: self.webhook_retry_schedule.clone().unwrap_or_default(),
                 disable_after: self.webhook_disable_after,
                 retention: Duration::from_secs(u64::from(self.event_retention_days) * 86_400),
+                per_endpoint: usize::from(self.webhook_max_in_flight_per_endpoint),
                 ..DispatchSettings::default()
             },
         }

@@ -98,6 +98,9 @@ pub struct Database {
     pub(crate) events_wake: Arc<tokio::sync::Notify>,
     /// On PostgreSQL, the task that wakes the other instances' (`webhooks/announce.rs`).
     pub(crate) announcer: Arc<std::sync::OnceLock<Arc<tokio::sync::Notify>>>,
+    /// On PostgreSQL, the delivery workers' one connection (opened at their first turn): a
+    /// busy API never makes them wait for one, and its planner settings are theirs alone.
+    pub(crate) queue_pool: Option<DeadPool<AsyncPgConnection>>,
 }
 
 #[derive(Clone)]
@@ -145,6 +148,9 @@ impl Database {
                 pools.reads.close();
             }
             Pool::Postgres(pool) => pool.close(),
+        }
+        if let Some(queue) = &self.queue_pool {
+            queue.close();
         }
     }
 }

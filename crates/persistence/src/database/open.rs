@@ -74,6 +74,7 @@ impl Database {
     pub async fn open(url: &DatabaseUrl, options: PoolOptions) -> Result<Database, ConnectError> {
         migrate::run_pending(url).await?;
         let max_size = options.max_size.max(1);
+        let mut queue_pool = None;
         let pool = match url {
             DatabaseUrl::Sqlite(path) => {
                 let path = sqlite_path(path)?;
@@ -107,6 +108,16 @@ impl Database {
                 // and query fails that request with 503, like any outage.
                 config.recycling_method = RecyclingMethod::Fast;
                 let manager = AsyncDieselConnectionManager::new_with_config(url, config);
+                let mut queue = ManagerConfig::default();
+                queue.custom_setup = Box::new(setup_postgres_queue);
+                queue.recycling_method = RecyclingMethod::Fast;
+                let queue = AsyncDieselConnectionManager::new_with_config(url, queue);
+                queue_pool = Some(
+                    DeadPool::builder(queue)
+                        .max_size(1)
+                        .build()
+                        .map_err(ConnectError::Pool)?,
+                );
                 Pool::Postgres(
                     DeadPool::builder(manager)
                         .max_size(max_size)
@@ -124,6 +135,7 @@ impl Database {
             outbox: None,
             events_wake: Arc::default(),
             announcer: Arc::default(),
+            queue_pool,
         })
     }
 }
@@ -208,6 +220,21 @@ fn setup_sqlite_reader(url: &str) -> SetupFuture<'_, SqliteReader> {
         .await
         .map_err(|error| ConnectionError::BadConnection(error.to_string()))?;
         opened.map(|conn| SqliteReader::with_runtime(conn, OnCallingThread))
+    })
+}
+
+/// The delivery workers' own connection: the planner walks the queue's indexes in order (see
+/// `webhooks/queue/head.rs`), whatever its statistics say.
+const POSTGRES_QUEUE_SETUP: &str =
+    "SET statement_timeout = '10s'; SET enable_bitmapscan = off; SET enable_seqscan = off";
+
+fn setup_postgres_queue(url: &str) -> SetupFuture<'_, AsyncPgConnection> {
+    Box::pin(async move {
+        let mut conn = AsyncPgConnection::establish(url).await?;
+        conn.batch_execute(POSTGRES_QUEUE_SETUP)
+            .await
+            .map_err(ConnectionError::CouldntSetupConfiguration)?;
+        Ok(conn)
     })
 }
 

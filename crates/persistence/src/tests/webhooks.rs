@@ -15,7 +15,7 @@ use shop_domain::webhook::{
     NetworkPolicy, NewEvent, WebhookSecret, received_types,
 };
 use shop_ports::port::{
-    AttemptRecord, DeliveryNext, DeliveryQuery, DeliveryQueue, DueWork, EndpointChange,
+    AttemptRecord, ClaimRoom, DeliveryNext, DeliveryQuery, DeliveryQueue, DueWork, EndpointChange,
     EndpointCreation, EventLog, EventQuery, EventRenderer, IdGenerator, ImportRepository,
     LoggedEvent, NewEndpoint, StockRepository, TrackingOutcome, WebhookEndpointStore,
 };
@@ -77,7 +77,23 @@ async fn create(db: &Database, new: NewEndpoint) {
     assert!(matches!(created, EndpointCreation::Created(_)));
 }
 
-/// Claims one pair: the newest pending delivery of its resource, if this instance got it.
+/// A turn of `instance` with room for everything due: what it claimed.
+async fn claim_due(
+    db: &Database,
+    instance: &str,
+    now: shop_domain::Timestamp,
+    until: shop_domain::Timestamp,
+) -> Result<Vec<shop_ports::port::ClaimedDelivery>, shop_ports::StoreError> {
+    let room = ClaimRoom {
+        total: 100,
+        per_endpoint: 100,
+        ..ClaimRoom::default()
+    };
+    Ok(db.turn(&[], &room, instance, now, until).await?.claimed)
+}
+
+/// A turn of `instance` with room for everything due (other pairs are claimed too): the
+/// newest pending delivery of `work`'s resource, if this instance got it.
 async fn claim_one(
     db: &Database,
     work: &DueWork,
@@ -85,10 +101,23 @@ async fn claim_one(
     now: shop_domain::Timestamp,
     until: shop_domain::Timestamp,
 ) -> Result<Option<shop_ports::port::ClaimedDelivery>, shop_ports::StoreError> {
-    Ok(db
-        .claim(std::slice::from_ref(work), instance, now, until)
+    Ok(claim_due(db, instance, now, until)
         .await?
-        .pop())
+        .into_iter()
+        .find(|c| c.endpoint_id == work.endpoint_id && c.resource == work.resource))
+}
+
+/// A turn that records `attempts` and claims nothing.
+async fn record(db: &Database, attempts: &[AttemptRecord], instance: &str) {
+    let turn = db
+        .turn(attempts, &ClaimRoom::none(), instance, at(0), at(0))
+        .await
+        .unwrap();
+    assert!(turn.claimed.is_empty());
+}
+
+async fn due_at(db: &Database, now: shop_domain::Timestamp) -> Vec<DueWork> {
+    db.due_pairs(now).await.unwrap()
 }
 
 fn pair(endpoint: &str, resource: &str) -> DueWork {
@@ -149,7 +178,7 @@ async fn an_adjustment_is_queued_for_the_shops_endpoints_that_receive_its_types_
             .await
             .unwrap();
 
-        let due = db.due(at(7_000), 10).await.unwrap();
+        let due = due_at(&db, at(7_000)).await;
         assert_eq!(
             due,
             vec![pair("we_stock", "stock:p1-v0")],
@@ -206,7 +235,7 @@ async fn only_the_newest_pending_event_of_a_resource_is_sent_and_one_attempt_at_
             "a second claim of a pair in flight: {}",
             t.backend()
         );
-        assert!(db.due(at(8_000), 10).await.unwrap().is_empty());
+        assert!(due_at(&db, at(8_000)).await.is_empty());
         assert_eq!(
             deliveries(&db, &a.id, "we_1").await,
             vec![
@@ -217,7 +246,7 @@ async fn only_the_newest_pending_event_of_a_resource_is_sent_and_one_attempt_at_
             "{}",
             t.backend()
         );
-        db.record(&[success(&claimed, 8_100)], "one").await.unwrap();
+        record(&db, &[success(&claimed, 8_100)], "one").await;
         let health = db
             .get_endpoint(&a.id, &WebhookEndpointId::parse("we_1").unwrap())
             .await
@@ -234,12 +263,12 @@ async fn only_the_newest_pending_event_of_a_resource_is_sent_and_one_attempt_at_
                 .count(),
             1
         );
-        assert!(db.due(at(9_000), 10).await.unwrap().is_empty());
+        assert!(due_at(&db, at(9_000)).await.is_empty());
         // The claim is released: a later change is due and claimable again.
         db.adjust_stock(&adjustment(&a, "p1-v0", 1, 9_000))
             .await
             .unwrap();
-        assert_eq!(db.due(at(9_000), 10).await.unwrap(), vec![work.clone()]);
+        assert_eq!(due_at(&db, at(9_000)).await, vec![work.clone()]);
         assert!(
             claim_one(&db, &work, "two", at(9_000), at(60_000))
                 .await
@@ -272,14 +301,8 @@ async fn a_claim_whose_instance_died_is_taken_over_once_expired() {
                 .unwrap()
                 .is_none()
         );
-        assert!(
-            db.due(at(19_999), 10)
-                .await
-                .unwrap()
-                .iter()
-                .all(|w| w != &work)
-        );
-        assert!(db.due(at(20_001), 10).await.unwrap().contains(&work));
+        assert!(due_at(&db, at(19_999)).await.iter().all(|w| w != &work));
+        assert!(due_at(&db, at(20_001)).await.contains(&work));
         let taken = claim_one(&db, &work, "alive", at(20_001), at(50_000))
             .await
             .unwrap();
@@ -332,7 +355,7 @@ async fn a_shop_holds_at_most_its_limit_of_endpoints_and_a_disabled_one_is_not_f
         db.adjust_stock(&adjustment(&a, "p1-v0", 1, 7_000))
             .await
             .unwrap();
-        let due = db.due(at(7_000), 100).await.unwrap();
+        let due = due_at(&db, at(7_000)).await;
         assert_eq!(due.len(), MAX_ENDPOINTS_PER_SHOP - 1, "{}", t.backend());
         assert!(due.iter().all(|w| w.endpoint_id != first));
 
@@ -555,11 +578,11 @@ async fn a_batch_is_claimed_and_recorded_at_once_each_pair_and_endpoint_moving_o
                 .await
                 .unwrap();
         }
-        let due = db.due(at(8_000), 10).await.unwrap();
+        let due = due_at(&db, at(8_000)).await;
         assert_eq!(due.len(), 4, "{}: {due:?}", t.backend());
-        let claimed = db.claim(&due, "one", at(8_000), at(60_000)).await.unwrap();
+        let claimed = claim_due(&db, "one", at(8_000), at(60_000)).await.unwrap();
         assert_eq!(claimed.len(), 4, "{}", t.backend());
-        assert!(db.due(at(8_000), 10).await.unwrap().is_empty());
+        assert!(due_at(&db, at(8_000)).await.is_empty());
 
         let records: Vec<AttemptRecord> = claimed
             .iter()
@@ -571,7 +594,7 @@ async fn a_batch_is_claimed_and_recorded_at_once_each_pair_and_endpoint_moving_o
                 _ => failure(claim, 8_200, DeliveryNext::GaveUp),
             })
             .collect();
-        db.record(&records, "one").await.unwrap();
+        record(&db, &records, "one").await;
 
         let endpoint = |id: &str| WebhookEndpointId::parse(id).unwrap();
         let up = db
@@ -611,9 +634,9 @@ async fn a_batch_is_claimed_and_recorded_at_once_each_pair_and_endpoint_moving_o
             t.backend()
         );
         // The claims are released: the retry is due at its time, and only it.
-        assert!(db.due(at(8_999), 10).await.unwrap().is_empty());
+        assert!(due_at(&db, at(8_999)).await.is_empty());
         assert_eq!(
-            db.due(at(9_000), 10).await.unwrap(),
+            due_at(&db, at(9_000)).await,
             vec![pair("we_down", "stock:p1-v0")]
         );
         let again = claim_one(
@@ -648,7 +671,7 @@ async fn a_sqlite_server_starting_again_releases_its_previous_runs_claims_at_onc
                 .is_some()
         );
         let released = db.release_orphaned_claims().await.unwrap();
-        let due = db.due(at(8_001), 10).await.unwrap();
+        let due = due_at(&db, at(8_001)).await;
         if t.backend() == "sqlite" {
             assert_eq!(released, 1);
             assert_eq!(due, vec![work]);
@@ -657,5 +680,51 @@ async fn a_sqlite_server_starting_again_releases_its_previous_runs_claims_at_onc
             assert_eq!(released, 0);
             assert!(due.is_empty());
         }
+    }
+}
+
+#[tokio::test]
+async fn one_endpoints_backlog_never_hides_another_endpoints_due_delivery() {
+    for t in test_databases().await {
+        let db = with_outbox(&t);
+        let (a, _) = keyed_shops(&db).await;
+        let products = (0..20).map(|n| imported(product(&format!("p{n}"))));
+        store_products(&db, &a, products.collect()).await;
+        create(&db, new_endpoint(&a, "we_backlog", &["stock.updated"])).await;
+        for n in 0..20 {
+            db.adjust_stock(&adjustment(&a, &format!("p{n}-v0"), 1, 7_000 + n))
+                .await
+                .unwrap();
+        }
+        // Created after the backlog: its one delivery is the newest of the queue.
+        create(&db, new_endpoint(&a, "we_quiet", &["stock.updated"])).await;
+        db.adjust_stock(&adjustment(&a, "p0-v0", 1, 7_100))
+            .await
+            .unwrap();
+        let room = ClaimRoom {
+            total: 8,
+            per_endpoint: 2,
+            ..ClaimRoom::default()
+        };
+        let turn = db
+            .turn(&[], &room, "one", at(8_000), at(60_000))
+            .await
+            .unwrap();
+        let mut claimed: Vec<(String, String)> = turn
+            .claimed
+            .iter()
+            .map(|c| (c.endpoint_id.to_string(), c.resource.clone()))
+            .collect();
+        claimed.sort();
+        assert_eq!(
+            claimed,
+            vec![
+                ("we_backlog".to_owned(), "stock:p0-v0".to_owned()),
+                ("we_backlog".to_owned(), "stock:p1-v0".to_owned()),
+                ("we_quiet".to_owned(), "stock:p0-v0".to_owned()),
+            ],
+            "{}",
+            t.backend()
+        );
     }
 }

@@ -1,6 +1,7 @@
 //! Outbound ports.
 
 mod catalogue;
+mod claim_room;
 mod clients;
 mod device_secret;
 mod health;
@@ -19,6 +20,7 @@ mod webhook_sender;
 mod webhooks;
 
 pub use catalogue::CatalogueRepository;
+pub use claim_room::ClaimRoom;
 pub use clients::ClientRepository;
 pub use device_secret::DeviceSecretStore;
 pub use health::{
@@ -43,7 +45,7 @@ pub use webhook_sender::{OutgoingDelivery, SentAttempt, WebhookSender};
 pub use webhooks::{
     AttemptRecord, ClaimedDelivery, DeliveryNext, DeliveryQuery, DeliveryQueue, DueWork,
     EndpointChange, EndpointCreation, EventLog, EventQuery, EventRenderer, LoggedEvent,
-    NewEndpoint, WebhookEndpointStore,
+    NewEndpoint, Turn, WebhookEndpointStore,
 };
 
 #[cfg(feature = "mocks")]

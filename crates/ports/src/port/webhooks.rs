@@ -14,6 +14,7 @@ use shop_domain::webhook::{
     WebhookEndpoint, WebhookSecret,
 };
 
+use super::ClaimRoom;
 use crate::StoreError;
 
 /// An event's JSON body (`{id, type, timestamp, data}`), `data` as the v1 `GET` of its
@@ -242,28 +243,36 @@ pub struct AttemptRecord {
     pub disable: Option<DisabledReason>,
 }
 
+/// What a turn of the loop claimed.
+#[derive(Clone, Debug, Default)]
+pub struct Turn {
+    pub claimed: Vec<ClaimedDelivery>,
+    /// Nothing was due at all (whatever the room): the loop may sleep until the next retry.
+    pub nothing_due: bool,
+}
+
 #[cfg_attr(feature = "mocks", mockall::automock)]
 #[async_trait]
 pub trait DeliveryQueue: Send + Sync {
-    /// Up to `limit` endpoint-and-resource pairs of enabled endpoints with a pending delivery
-    /// due at `now` and no live claim, the longest-waiting first.
-    async fn due(&self, now: Timestamp, limit: usize) -> Result<Vec<DueWork>, StoreError>;
-
-    /// Claims each pair of `work` for `instance` until `until` (taking over an expired
-    /// claim), marks the older pending deliveries of each resource superseded, and returns the
-    /// newest pending delivery of each pair claimed; a pair another instance holds, or with
-    /// nothing pending any more, is left out. One transaction for them all.
-    async fn claim(
+    /// One turn of an instance's loop, in one transaction: stores the attempts that `ended`
+    /// (in the order made), moves their deliveries and endpoints on and releases their
+    /// claims; then reads the head of each enabled endpoint's queue (the pending deliveries
+    /// due at `now` of pairs without a live claim, the longest-waiting first), takes what
+    /// `room` selects, claims those pairs for `instance` until `until` (taking over an expired
+    /// claim), marks the older pending deliveries of each resource superseded, and returns
+    /// the newest pending delivery of each pair claimed. A pair another instance holds, or
+    /// with nothing pending any more, is left out.
+    ///
+    /// Each endpoint's head is read on its own, so that one endpoint's backlog never hides
+    /// another's due deliveries.
+    async fn turn(
         &self,
-        work: &[DueWork],
+        ended: &[AttemptRecord],
+        room: &ClaimRoom,
         instance: &str,
         now: Timestamp,
         until: Timestamp,
-    ) -> Result<Vec<ClaimedDelivery>, StoreError>;
-
-    /// Stores the attempts (in the order made), moves their deliveries and endpoints on, and
-    /// releases their claims: one transaction for them all.
-    async fn record(&self, attempts: &[AttemptRecord], instance: &str) -> Result<(), StoreError>;
+    ) -> Result<Turn, StoreError>;
 
     /// Releases at once the claims no running instance can hold: on SQLite, whose one
     /// instance is the one starting, every claim left by a previous run. On PostgreSQL the

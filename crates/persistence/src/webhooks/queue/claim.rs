@@ -79,16 +79,16 @@ impl_for_each_backend! {
             until: Timestamp,
         ) -> Result<Vec<ClaimedDelivery>, DbError> {
             let by_endpoint = pairs_by_endpoint(work.iter().map(|w| (w.endpoint_id.as_str(), w.resource.as_str())));
-            for (endpoint, resources) in &by_endpoint {
-                diesel::delete(
-                    webhook_inflight::table
-                        .filter(webhook_inflight::endpoint_id.eq(*endpoint))
-                        .filter(webhook_inflight::resource.eq_any(resources))
-                        .filter(webhook_inflight::claimed_until_ms.lt(now.millis())),
-                )
-                .execute(&mut *self)
-                .await?;
-            }
+            let endpoints: Vec<&str> = by_endpoint.keys().copied().collect();
+            // Any expired claim of these endpoints may go: its instance died, or is past the
+            // margin in which a slow one keeps what it took.
+            diesel::delete(
+                webhook_inflight::table
+                    .filter(webhook_inflight::endpoint_id.eq_any(&endpoints))
+                    .filter(webhook_inflight::claimed_until_ms.lt(now.millis())),
+            )
+            .execute(&mut *self)
+            .await?;
             let rows: Vec<ClaimRow<'_>> = work
                 .iter()
                 .map(|w| ClaimRow {
@@ -98,24 +98,8 @@ impl_for_each_backend! {
                     claimed_until_ms: until.millis(),
                 })
                 .collect();
-            self.insert_claims(&rows).await?;
-            let endpoints: Vec<&str> = by_endpoint.keys().copied().collect();
-            let wanted: HashSet<(&str, &str)> = work
-                .iter()
-                .map(|w| (w.endpoint_id.as_str(), w.resource.as_str()))
-                .collect();
-            // This instance never asks for a pair it holds already: its claims among these
-            // pairs are the ones just taken.
-            let held: Vec<(String, String)> = webhook_inflight::table
-                .filter(webhook_inflight::claimed_by.eq(instance))
-                .filter(webhook_inflight::endpoint_id.eq_any(&endpoints))
-                .select((webhook_inflight::endpoint_id, webhook_inflight::resource))
-                .load(&mut *self)
-                .await?;
-            let taken: HashSet<(String, String)> = held
-                .into_iter()
-                .filter(|(e, r)| wanted.contains(&(e.as_str(), r.as_str())))
-                .collect();
+            // The pairs inserted are the ones taken: a pair claimed already inserts nothing.
+            let taken: HashSet<(String, String)> = self.insert_claims(&rows).await?.into_iter().collect();
             if taken.is_empty() {
                 return Ok(Vec::new());
             }
@@ -225,24 +209,36 @@ impl_for_each_backend! {
     }
 }
 
-/// Inserts claims, leaving alone a pair claimed already.
+/// Inserts claims, leaving alone a pair claimed already; returns the pairs inserted.
 trait InsertsClaims {
     fn insert_claims(
         &mut self,
         rows: &[ClaimRow<'_>],
-    ) -> impl Future<Output = Result<(), DbError>> + Send;
+    ) -> impl Future<Output = Result<Vec<(String, String)>, DbError>> + Send;
+}
+
+#[derive(QueryableByName)]
+struct ClaimedPair {
+    #[diesel(sql_type = Text)]
+    endpoint_id: String,
+    #[diesel(sql_type = Text)]
+    resource: String,
 }
 
 /// SQLite: one statement written out (diesel's batch insert is not available on SQLite's
 /// async wrapper, and each statement there is a hand-over to a blocking thread).
 impl<R: crate::database::SqliteRunner> InsertsClaims for crate::database::SqliteOn<R> {
-    async fn insert_claims(&mut self, rows: &[ClaimRow<'_>]) -> Result<(), DbError> {
+    async fn insert_claims(
+        &mut self,
+        rows: &[ClaimRow<'_>],
+    ) -> Result<Vec<(String, String)>, DbError> {
         if rows.is_empty() {
-            return Ok(());
+            return Ok(Vec::new());
         }
         let mut insert = diesel::sql_query(format!(
             "INSERT INTO webhook_inflight (endpoint_id, resource, claimed_by, claimed_until_ms) \
-             VALUES {} ON CONFLICT (endpoint_id, resource) DO NOTHING",
+             VALUES {} ON CONFLICT (endpoint_id, resource) DO NOTHING \
+             RETURNING endpoint_id, resource",
             crate::sql::values_rows::placeholders(rows.len(), 4)
         ))
         .into_boxed::<diesel::sqlite::Sqlite>();
@@ -253,21 +249,27 @@ impl<R: crate::database::SqliteRunner> InsertsClaims for crate::database::Sqlite
                 .bind::<Text, _>(row.claimed_by)
                 .bind::<BigInt, _>(row.claimed_until_ms);
         }
-        insert.execute(self).await?;
-        Ok(())
+        let inserted: Vec<ClaimedPair> = insert.load(self).await?;
+        Ok(inserted
+            .into_iter()
+            .map(|pair| (pair.endpoint_id, pair.resource))
+            .collect())
     }
 }
 
 /// PostgreSQL: one statement for the batch.
 impl InsertsClaims for diesel_async::AsyncPgConnection {
-    async fn insert_claims(&mut self, rows: &[ClaimRow<'_>]) -> Result<(), DbError> {
-        diesel::insert_into(webhook_inflight::table)
+    async fn insert_claims(
+        &mut self,
+        rows: &[ClaimRow<'_>],
+    ) -> Result<Vec<(String, String)>, DbError> {
+        Ok(diesel::insert_into(webhook_inflight::table)
             .values(rows)
             .on_conflict((webhook_inflight::endpoint_id, webhook_inflight::resource))
             .do_nothing()
-            .execute(self)
-            .await?;
-        Ok(())
+            .returning((webhook_inflight::endpoint_id, webhook_inflight::resource))
+            .get_results(self)
+            .await?)
     }
 }
 

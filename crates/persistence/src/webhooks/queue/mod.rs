@@ -1,25 +1,27 @@
-//! The delivery queue (`DeliveryQueue`): what is due, the claims that keep one attempt in
-//! flight per endpoint and resource across every instance (`claim.rs`), and what attempts
-//! change (`record.rs`). Both run in batches: one transaction per turn of the workers' loop.
+//! The delivery queue (`DeliveryQueue`): what attempts change (`record.rs`), what is due,
+//! endpoint by endpoint (`head.rs`), and the claims that keep one attempt in flight per
+//! endpoint and resource across every instance (`claim.rs`). A turn of the workers' loop does
+//! all three for a batch in one transaction.
 //!
 //! The pending deliveries' partial index (`status = 'pending'`) is only used when the query
 //! names that status as a literal, which a bound parameter is not ([`is_pending`]).
 
 mod claim;
+mod head;
 mod record;
 
 use std::collections::BTreeMap;
 use std::time::Duration;
 
 use async_trait::async_trait;
-use diesel::dsl::{exists, min, not, sql};
+use diesel::dsl::{exists, min, sql};
 use diesel::prelude::*;
 use diesel::sql_types::Bool;
 use diesel_async::RunQueryDsl;
 use shop_domain::Timestamp;
 use shop_domain::id::WebhookEndpointId;
 use shop_ports::StoreError;
-use shop_ports::port::{AttemptRecord, ClaimedDelivery, DeliveryQueue, DueWork};
+use shop_ports::port::{AttemptRecord, ClaimRoom, DeliveryQueue, DueWork, Turn};
 
 use crate::database::{Database, Pool, in_transaction, with_conn};
 use crate::error::DbError;
@@ -27,6 +29,7 @@ use crate::schema::{
     webhook_attempts, webhook_deliveries, webhook_endpoints, webhook_events, webhook_inflight,
 };
 use claim::ClaimQueries;
+use head::{PendingEndpoints, ReadsQueueHeads};
 use record::RecordQueries;
 
 /// `status = 'pending'`, written as a literal so that the planners (SQLite's and a generic
@@ -46,131 +49,166 @@ fn pairs_by_endpoint<'a>(
     grouped
 }
 
-/// The head of the queue: the oldest due rows of enabled endpoints without a live claim, in
-/// the order of the partial index of pending deliveries. One query per backend, built by one
-/// macro.
-trait ReadsQueueHead {
-    fn queue_head(
-        &mut self,
-        now: Timestamp,
-        rows: i64,
-    ) -> impl Future<Output = Result<Vec<(String, String)>, DbError>> + Send;
-}
-
-macro_rules! queue_head_query {
-    ($now:expr, $rows:expr) => {{
-        let claimed = webhook_inflight::table
-            .filter(webhook_inflight::endpoint_id.eq(webhook_deliveries::endpoint_id))
-            .filter(webhook_inflight::resource.eq(webhook_deliveries::resource))
-            .filter(webhook_inflight::claimed_until_ms.ge($now.millis()));
-        let enabled = webhook_endpoints::table
-            .filter(webhook_endpoints::id.eq(webhook_deliveries::endpoint_id))
-            .filter(webhook_endpoints::status.eq("enabled"));
-        webhook_deliveries::table
-            .filter(is_pending())
-            .filter(webhook_deliveries::next_attempt_at_ms.le($now.millis()))
-            .filter(exists(enabled))
-            .filter(not(exists(claimed)))
-            .select((
-                webhook_deliveries::endpoint_id,
-                webhook_deliveries::resource,
-            ))
-            .order(webhook_deliveries::next_attempt_at_ms.asc())
-            .limit($rows)
+/// `on_queue_connection!(db, |conn| body)`: `body` on the delivery workers' connection: on
+/// PostgreSQL their own (`Database::queue_pool`), on SQLite one of the writers' pool, outside
+/// the write turn (a read needs no lock).
+macro_rules! on_queue_connection {
+    ($db:expr, |$conn:ident| $body:expr) => {{
+        let db: &Database = $db;
+        match (&db.pool, &db.queue_pool) {
+            (Pool::Postgres(_), Some(queue)) => match db.acquire(queue.get()).await {
+                Ok(mut object) => {
+                    let $conn: &mut diesel_async::AsyncPgConnection = &mut object;
+                    $body
+                }
+                Err(error) => Err(error),
+            },
+            _ => with_conn!(db, |$conn| $body),
+        }
     }};
 }
 
-impl<R: crate::database::SqliteRunner> ReadsQueueHead for crate::database::SqliteOn<R> {
-    async fn queue_head(
-        &mut self,
-        now: Timestamp,
-        rows: i64,
-    ) -> Result<Vec<(String, String)>, DbError> {
-        Ok(queue_head_query!(now, rows).load(self).await?)
+/// `in_queue_transaction!(db, |conn| body)`: like [`in_transaction!`], on the delivery
+/// workers' connection on PostgreSQL.
+macro_rules! in_queue_transaction {
+    ($db:expr, |$conn:ident| $body:expr) => {{
+        let db: &Database = $db;
+        match (&db.pool, &db.queue_pool) {
+            (Pool::Postgres(_), Some(queue)) => match db.acquire(queue.get()).await {
+                Ok(mut object) => {
+                    diesel_async::AsyncConnection::transaction(
+                        &mut *object,
+                        async move |$conn: &mut diesel_async::AsyncPgConnection| $body,
+                    )
+                    .await
+                }
+                Err(error) => Err(error),
+            },
+            _ => in_transaction!(db, |$conn| $body),
+        }
+    }};
+}
+
+/// When each part of a turn ended, from its start (`RUST_LOG=shop_persistence=debug`): where a
+/// slow queue spends its time. A turn with nothing to record reads the heads before its
+/// transaction begins.
+#[derive(Default)]
+struct TurnPhases {
+    began: Duration,
+    recorded: Duration,
+    read: Duration,
+    claimed: Duration,
+}
+
+impl TurnPhases {
+    fn trace(&self, recorded: usize, claimed: usize, total: Duration) {
+        let ms = |d: Duration| d.as_secs_f64() * 1000.0;
+        tracing::debug!(
+            recorded,
+            claimed,
+            read_ms = ms(self.read),
+            began_ms = ms(self.began),
+            recorded_ms = ms(self.recorded),
+            claimed_ms = ms(self.claimed),
+            committed_ms = ms(total),
+            "webhooks: a turn"
+        );
     }
 }
 
-/// PostgreSQL plans the head of the queue from statistics that are always behind: the table
-/// takes and finishes thousands of deliveries between two `ANALYZE`s, so the planner expects a
-/// few rows and reads every pending one through a bitmap, then sorts them, where walking the
-/// index in order stops after `rows`. A bitmap scan also never marks the index entries of
-/// finished deliveries dead, so each read paid for all of them again. Within this one
-/// statement's transaction the ordered walk is the plan (see docs/PERFORMANCE.md, "Webhooks").
-impl ReadsQueueHead for diesel_async::AsyncPgConnection {
-    async fn queue_head(
-        &mut self,
-        now: Timestamp,
-        rows: i64,
-    ) -> Result<Vec<(String, String)>, DbError> {
-        use diesel_async::AsyncConnection;
-        self.transaction(async |conn| {
-            diesel::sql_query(
-                "SELECT set_config('enable_bitmapscan', 'off', true), \
-                        set_config('enable_sort', 'off', true)",
-            )
-            .execute(&mut *conn)
-            .await?;
-            Ok(queue_head_query!(now, rows).load(conn).await?)
-        })
-        .await
-    }
-}
-
-/// How many pending rows `due` reads per pair it may return: a burst of changes to one
-/// resource is several rows of one pair.
+/// How many pending rows of an endpoint's head are read per pair it may take: a burst of
+/// changes to one resource is several rows of one pair.
 const ROWS_PER_PAIR: usize = 4;
+
+/// What `room` selects of the heads of the endpoints it has room for.
+async fn due_work<C>(
+    conn: &mut C,
+    room: &ClaimRoom,
+    now: Timestamp,
+) -> Result<Vec<DueWork>, DbError>
+where
+    C: PendingEndpoints + ReadsQueueHeads + Send,
+{
+    let mut open = Vec::new();
+    for endpoint in conn.pending_endpoints().await? {
+        let id = WebhookEndpointId::parse(endpoint)
+            .map_err(|_| DbError::Invariant("a stored endpoint id is not an id".into()))?;
+        if room.has_room_for(&id) {
+            open.push(id.as_str().to_owned());
+        }
+    }
+    let rows = i64::try_from(room.per_endpoint.saturating_mul(ROWS_PER_PAIR)).unwrap_or(i64::MAX);
+    let mut due = Vec::new();
+    for (endpoint, resource) in conn.queue_heads(&open, now, rows).await? {
+        let endpoint_id = WebhookEndpointId::parse(endpoint)
+            .map_err(|_| DbError::Invariant("a stored endpoint id is not an id".into()))?;
+        due.push(DueWork {
+            endpoint_id,
+            resource,
+        });
+    }
+    Ok(due)
+}
 
 #[async_trait]
 impl DeliveryQueue for Database {
-    async fn due(&self, now: Timestamp, limit: usize) -> Result<Vec<DueWork>, StoreError> {
-        let rows_wanted = i64::try_from(limit.saturating_mul(ROWS_PER_PAIR)).unwrap_or(i64::MAX);
-        // The oldest due rows in the index's order, no grouping: a busy queue is read from
-        // its head, however long it is.
-        let rows: Vec<(String, String)> =
-            with_conn!(self, |conn| { conn.queue_head(now, rows_wanted).await })?;
-        let mut due: Vec<DueWork> = Vec::with_capacity(limit);
-        for (endpoint, resource) in rows {
-            if due.len() == limit {
-                break;
-            }
-            let work = DueWork {
-                endpoint_id: WebhookEndpointId::parse(endpoint)
-                    .map_err(|_| StoreError::failure("a stored endpoint id is not an id"))?,
-                resource,
-            };
-            if !due.contains(&work) {
-                due.push(work);
-            }
-        }
-        Ok(due)
-    }
-
-    async fn claim(
+    async fn turn(
         &self,
-        work: &[DueWork],
+        ended: &[AttemptRecord],
+        room: &ClaimRoom,
         instance: &str,
         now: Timestamp,
         until: Timestamp,
-    ) -> Result<Vec<ClaimedDelivery>, StoreError> {
-        if work.is_empty() {
-            return Ok(Vec::new());
+    ) -> Result<Turn, StoreError> {
+        let began = std::time::Instant::now();
+        let mut phases = TurnPhases::default();
+        let mut read_first = None;
+        if ended.is_empty() {
+            if room.is_empty() {
+                return Ok(Turn::default());
+            }
+            // Nothing to record: the heads are read outside a transaction, and one is begun
+            // only to claim something. A wake-up that finds nothing costs two reads.
+            let due = on_queue_connection!(self, |conn| due_work(conn, room, now).await)?;
+            phases.read = began.elapsed();
+            let nothing_due = due.is_empty();
+            let selected = room.select(due);
+            if selected.is_empty() {
+                return Ok(Turn {
+                    claimed: Vec::new(),
+                    nothing_due,
+                });
+            }
+            read_first = Some(selected);
         }
-        let claimed: Result<Vec<ClaimedDelivery>, DbError> = in_transaction!(self, |conn| {
-            conn.claim_batch(work, instance, now, until).await
+        let timing = &mut phases;
+        let turn: Result<Turn, DbError> = in_queue_transaction!(self, |conn| {
+            timing.began = began.elapsed();
+            if !ended.is_empty() {
+                conn.record_batch(ended, instance).await?;
+            }
+            timing.recorded = began.elapsed();
+            let mut turn = Turn::default();
+            let selected = match read_first {
+                Some(selected) => selected,
+                None if room.is_empty() => Vec::new(),
+                None => {
+                    let due = due_work(&mut *conn, room, now).await?;
+                    timing.read = began.elapsed();
+                    turn.nothing_due = due.is_empty();
+                    room.select(due)
+                }
+            };
+            if !selected.is_empty() {
+                turn.claimed = conn.claim_batch(&selected, instance, now, until).await?;
+            }
+            timing.claimed = began.elapsed();
+            Ok(turn)
         });
-        Ok(claimed?)
-    }
-
-    async fn record(&self, attempts: &[AttemptRecord], instance: &str) -> Result<(), StoreError> {
-        if attempts.is_empty() {
-            return Ok(());
+        if let Ok(turn) = &turn {
+            phases.trace(ended.len(), turn.claimed.len(), began.elapsed());
         }
-        let recorded: Result<(), DbError> =
-            in_transaction!(self, |conn| { conn.record_batch(attempts, instance).await });
-        recorded?;
-        // The resources may have newer events waiting behind these attempts.
-        self.events_committed();
-        Ok(())
+        Ok(turn?)
     }
 
     async fn release_orphaned_claims(&self) -> Result<u64, StoreError> {
@@ -229,5 +267,20 @@ impl DeliveryQueue for Database {
             .await?)
         });
         Ok(u64::try_from(pruned?).unwrap_or(u64::MAX))
+    }
+}
+
+#[cfg(test)]
+impl Database {
+    /// The pairs a turn with room for everything would find due at `now`, each once, in the
+    /// order it would take them; claims nothing.
+    pub(crate) async fn due_pairs(&self, now: Timestamp) -> Result<Vec<DueWork>, DbError> {
+        let room = ClaimRoom {
+            total: usize::MAX,
+            per_endpoint: 64,
+            ..ClaimRoom::default()
+        };
+        let due = with_conn!(self, |conn| due_work(conn, &room, now).await)?;
+        Ok(room.select(due))
     }
 }

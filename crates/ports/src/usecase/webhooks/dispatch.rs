@@ -23,8 +23,8 @@ use shop_domain::webhook::{
 };
 
 use crate::port::{
-    AttemptRecord, ClaimedDelivery, Clock, DeliveryNext, DeliveryQueue, DueWork, IdGenerator,
-    OutgoingDelivery, RandomTokens, SentAttempt, WebhookSender,
+    AttemptRecord, ClaimRoom, ClaimedDelivery, Clock, DeliveryNext, DeliveryQueue, DueWork,
+    IdGenerator, OutgoingDelivery, RandomTokens, SentAttempt, WebhookSender,
 };
 
 /// The operator's settings of the workers.
@@ -34,7 +34,10 @@ pub struct DispatchSettings {
     pub schedule: RetrySchedule,
     /// `WEBHOOK_DISABLE_AFTER`: an endpoint failing this long is disabled as `failing`.
     pub disable_after: Duration,
+    /// `WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT`: attempts in flight to one endpoint at most.
     pub per_endpoint: usize,
+    /// Attempts in flight in all at most: room for sixteen endpoints at their bound, so that
+    /// a few slow receivers (each attempt up to its timeout) never hold up the others.
     pub total: usize,
     /// The safety net's poll (at most a second): also how a SQLite server sees the events
     /// of an import run by another process.
@@ -48,8 +51,8 @@ impl Default for DispatchSettings {
         Self {
             schedule: RetrySchedule::default(),
             disable_after: Duration::from_secs(5 * 24 * 3600),
-            per_endpoint: 8,
-            total: 64,
+            per_endpoint: 16,
+            total: 256,
             poll: Duration::from_secs(1),
             retention: Duration::from_secs(30 * 24 * 3600),
         }
@@ -95,11 +98,12 @@ impl WebhookDispatcher {
     /// Delivers until `stop` resolves, then lets the attempts in flight finish and records
     /// them.
     ///
-    /// The queue is read, claimed and written in batches: each turn of the loop records every
-    /// attempt that ended since the last one, then claims what is due, in one transaction
-    /// each, so that a busy queue costs a few statements per batch rather than per delivery
-    /// (see docs/PERFORMANCE.md, "Webhooks"). The attempts in flight hold no connection, and
-    /// one task keeps driving them while it awaits anything else.
+    /// Each turn of the loop is one transaction: it records every attempt that ended since
+    /// the last turn and claims what is due within the bounds, so that a busy queue costs a
+    /// few statements and one commit per batch rather than per delivery, and a pair just
+    /// recorded can be claimed again for its newer event at once (see docs/PERFORMANCE.md,
+    /// "Webhooks"). The attempts in flight hold no connection, and one task keeps driving
+    /// them while it awaits anything else.
     pub async fn run(&self, stop: impl Future<Output = ()>) {
         let mut stop = pin!(stop);
         let mut in_flight = FuturesUnordered::new();
@@ -120,19 +124,20 @@ impl WebhookDispatcher {
                 self.prune_when_due(&mut pruned_at),
             )
             .await;
-            self.record_ended(&mut in_flight, &mut ended, &mut busy)
-                .await;
-            let idle = self
-                .take_due_work(&mut in_flight, &mut ended, &mut busy)
-                .await;
-            let wait = if idle {
-                driving(&mut in_flight, &mut ended, self.until_next_due()).await
-            } else {
-                self.settings.poll
+            let wait = match self.turn(&mut in_flight, &mut ended, &mut busy, true).await {
+                TurnEnd::NothingDue if in_flight.is_empty() => {
+                    driving(&mut in_flight, &mut ended, self.until_next_due()).await
+                }
+                TurnEnd::NothingDue | TurnEnd::Claimed => {
+                    if !ended.is_empty() {
+                        continue;
+                    }
+                    self.settings.poll
+                }
+                // The database is away: the next turn waits for a commit, an attempt's end
+                // or the poll, not a moment.
+                TurnEnd::Failed => self.settings.poll,
             };
-            if !ended.is_empty() {
-                continue;
-            }
             let wake = pin!(self.queue.wait_for_events(wait));
             if in_flight.is_empty() {
                 if let Either::Left(_) = select(stop.as_mut(), wake).await {
@@ -149,101 +154,77 @@ impl WebhookDispatcher {
         while let Some(record) = in_flight.next().await {
             ended.push(record);
         }
-        self.record_ended(&mut in_flight, &mut ended, &mut busy)
-            .await;
+        if let TurnEnd::Failed = self
+            .turn(&mut in_flight, &mut ended, &mut busy, false)
+            .await
+        {
+            // Their claims expire; the pairs are then attempted again.
+            tracing::warn!(
+                attempts = ended.len(),
+                "webhooks: the last attempts could not be recorded"
+            );
+        }
     }
 
-    /// Claims what is due, within the bounds, and starts its attempts; whether nothing was
-    /// due.
-    async fn take_due_work<'a>(
+    /// One turn: records what ended and, when `claiming`, claims what is due within the
+    /// bounds and starts its attempts. What failed to be recorded is kept for the next turn.
+    async fn turn<'a>(
         &'a self,
         in_flight: &mut InFlight<'a>,
         ended: &mut Vec<AttemptRecord>,
         busy: &mut Busy,
-    ) -> bool {
-        let room = self.settings.total.saturating_sub(in_flight.len());
-        if room == 0 {
-            return false;
-        }
-        let now = self.clock.now();
-        let due = driving(
-            in_flight,
-            ended,
-            self.queue.due(now, room + busy.taken.len()),
-        )
-        .await;
-        let due = match due {
-            Ok(due) => due,
-            Err(error) => {
-                tracing::warn!(%error, "webhooks: reading the queue failed");
-                return false;
-            }
+        claiming: bool,
+    ) -> TurnEnd {
+        let batch = std::mem::take(ended);
+        let room = if claiming {
+            busy.room_after(
+                &batch,
+                self.settings.total.saturating_sub(in_flight.len()),
+                self.settings.per_endpoint,
+            )
+        } else {
+            ClaimRoom::none()
         };
-        let idle = due.is_empty();
-        let mut taken = Vec::new();
-        for work in due {
-            if taken.len() == room {
-                break;
-            }
-            if busy.take(&work, self.settings.per_endpoint) {
-                taken.push(work);
-            }
-        }
-        if taken.is_empty() {
-            return idle;
+        if batch.is_empty() && room.is_empty() {
+            return TurnEnd::Claimed;
         }
         let now = self.clock.now();
         let until = later(now, ATTEMPT_TIMEOUT + CLAIM_MARGIN);
-        let claimed = driving(
+        let turn = driving(
             in_flight,
             ended,
-            self.queue.claim(&taken, &self.instance, now, until),
+            self.queue.turn(&batch, &room, &self.instance, now, until),
         )
         .await;
-        let claimed = match claimed {
-            Ok(claimed) => claimed,
-            Err(error) => {
-                tracing::warn!(%error, "webhooks: claiming deliveries failed");
-                Vec::new()
+        match turn {
+            Ok(turn) => {
+                for record in &batch {
+                    busy.release(&DueWork {
+                        endpoint_id: record.endpoint_id.clone(),
+                        resource: record.resource.clone(),
+                    });
+                }
+                let nothing_due = turn.nothing_due;
+                for claim in turn.claimed {
+                    busy.hold(DueWork {
+                        endpoint_id: claim.endpoint_id.clone(),
+                        resource: claim.resource.clone(),
+                    });
+                    in_flight.push(Box::pin(self.deliver(claim)));
+                }
+                if nothing_due {
+                    TurnEnd::NothingDue
+                } else {
+                    TurnEnd::Claimed
+                }
             }
-        };
-        let started: HashSet<DueWork> = claimed
-            .iter()
-            .map(|claim| DueWork {
-                endpoint_id: claim.endpoint_id.clone(),
-                resource: claim.resource.clone(),
-            })
-            .collect();
-        for work in taken.iter().filter(|work| !started.contains(work)) {
-            busy.release(work);
-        }
-        for claim in claimed {
-            in_flight.push(Box::pin(self.deliver(claim)));
-        }
-        false
-    }
-
-    /// Records the attempts that ended, and frees their pairs for the next events.
-    async fn record_ended<'a>(
-        &'a self,
-        in_flight: &mut InFlight<'a>,
-        ended: &mut Vec<AttemptRecord>,
-        busy: &mut Busy,
-    ) {
-        if ended.is_empty() {
-            return;
-        }
-        let batch = std::mem::take(ended);
-        let recorded = driving(in_flight, ended, self.queue.record(&batch, &self.instance)).await;
-        if let Err(error) = recorded {
-            // The claims stay until they expire; the pairs are then attempted again.
-            tracing::warn!(%error, attempts = batch.len(), "webhooks: recording attempts failed");
-        }
-        for record in &batch {
-            busy.release(&DueWork {
-                endpoint_id: record.endpoint_id.clone(),
-                resource: record.resource.clone(),
-            });
+            Err(error) => {
+                tracing::warn!(%error, attempts = batch.len(), "webhooks: a turn of the queue failed");
+                let mut kept = batch;
+                kept.append(ended);
+                *ended = kept;
+                TurnEnd::Failed
+            }
         }
     }
 
@@ -382,22 +363,50 @@ struct Busy {
 /// The attempts in flight, each future ending with what its attempt changes.
 type InFlight<'a> = FuturesUnordered<Pin<Box<dyn Future<Output = AttemptRecord> + Send + 'a>>>;
 
+/// How a turn ended.
+enum TurnEnd {
+    Claimed,
+    NothingDue,
+    Failed,
+}
+
 impl Busy {
-    /// Takes `work` unless it is in flight already or its endpoint has `limit` attempts.
-    fn take(&mut self, work: &DueWork, limit: usize) -> bool {
-        let busy = self
-            .per_endpoint
-            .entry(work.endpoint_id.clone())
-            .or_default();
-        if *busy >= limit || self.taken.contains(work) {
-            return false;
+    /// The room left once `recorded` is: their pairs and endpoints free again.
+    fn room_after(
+        &self,
+        recorded: &[AttemptRecord],
+        total: usize,
+        per_endpoint: usize,
+    ) -> ClaimRoom {
+        let mut room = ClaimRoom {
+            total,
+            per_endpoint,
+            in_flight: self.per_endpoint.clone(),
+            held: self.taken.clone(),
+        };
+        for record in recorded {
+            let work = DueWork {
+                endpoint_id: record.endpoint_id.clone(),
+                resource: record.resource.clone(),
+            };
+            if room.held.remove(&work)
+                && let Some(busy) = room.in_flight.get_mut(&work.endpoint_id)
+            {
+                *busy = busy.saturating_sub(1);
+            }
         }
-        *busy += 1;
-        self.taken.insert(work.clone());
-        true
+        room
     }
 
-    /// Releases a pair whose attempt ended (or that was not claimed after all).
+    fn hold(&mut self, work: DueWork) {
+        *self
+            .per_endpoint
+            .entry(work.endpoint_id.clone())
+            .or_default() += 1;
+        self.taken.insert(work);
+    }
+
+    /// Releases a pair whose attempt was recorded.
     fn release(&mut self, work: &DueWork) {
         if self.taken.remove(work)
             && let Some(busy) = self.per_endpoint.get_mut(&work.endpoint_id)

@@ -10,9 +10,10 @@ use shop_domain::webhook::{
 };
 
 use super::{DispatchSettings, WebhookDispatcher};
+use crate::StoreError;
 use crate::port::{
     AttemptRecord, ClaimedDelivery, DeliveryNext, DueWork, MockClock, MockDeliveryQueue,
-    MockIdGenerator, MockRandomTokens, MockWebhookSender, OutgoingDelivery, SentAttempt,
+    MockIdGenerator, MockRandomTokens, MockWebhookSender, OutgoingDelivery, SentAttempt, Turn,
 };
 
 const NOW: i64 = 1_790_000_000_250;
@@ -263,14 +264,16 @@ fn claim_of(work: &DueWork) -> ClaimedDelivery {
     claim
 }
 
-/// Runs the loop over a queue holding `due` once, each pair claimed unless named in
-/// `held_elsewhere`, until `expected` attempts are recorded; returns what was claimed and
-/// what was recorded, batch by batch.
+/// Runs the loop over a queue holding `due` once, each pair selected by the turn's room
+/// claimed unless named in `held_elsewhere`, until `expected` attempts are recorded; returns
+/// what was claimed and what was recorded, turn by turn. With `first_record_fails`, the first
+/// turn that records anything fails (the database away) and neither records nor claims.
 async fn run_over(
     due: Vec<DueWork>,
     held_elsewhere: Vec<DueWork>,
     settings: DispatchSettings,
     expected: usize,
+    first_record_fails: bool,
 ) -> (
     Vec<Vec<DueWork>>,
     Vec<Vec<AttemptRecord>>,
@@ -285,28 +288,41 @@ async fn run_over(
     queue.expect_next_due().returning(|_| Ok(None));
     queue.expect_wait_for_events().returning(|_| ());
     let mut waiting = Some(due);
+    let mut failing = first_record_fails;
+    let (kept_claims, kept_records, done) = (claims.clone(), records.clone(), recorded_all.clone());
     queue
-        .expect_due()
-        .returning(move |_, _| Ok(waiting.take().unwrap_or_default()));
-    let kept = claims.clone();
-    queue.expect_claim().returning(move |work, instance, _, _| {
-        assert_eq!(instance, "worker_instance");
-        kept.lock().unwrap().push(work.to_vec());
-        Ok(work
-            .iter()
-            .filter(|pair| !held_elsewhere.contains(pair))
-            .map(claim_of)
-            .collect())
-    });
-    let (kept, done) = (records.clone(), recorded_all.clone());
-    queue.expect_record().returning(move |batch, _| {
-        let mut records = kept.lock().unwrap();
-        records.push(batch.to_vec());
-        if records.iter().map(Vec::len).sum::<usize>() >= expected {
-            done.notify_one();
-        }
-        Ok(())
-    });
+        .expect_turn()
+        .returning(move |ended, room, instance, _, _| {
+            assert_eq!(instance, "worker_instance");
+            if !ended.is_empty() && std::mem::take(&mut failing) {
+                return Err(StoreError::failure("the database is away"));
+            }
+            if !ended.is_empty() {
+                let mut records = kept_records.lock().unwrap();
+                records.push(ended.to_vec());
+                if records.iter().map(Vec::len).sum::<usize>() >= expected {
+                    done.notify_one();
+                }
+            }
+            let due = if room.is_empty() {
+                Vec::new()
+            } else {
+                waiting.take().unwrap_or_default()
+            };
+            let nothing_due = due.is_empty();
+            let selected = room.select(due);
+            if !selected.is_empty() {
+                kept_claims.lock().unwrap().push(selected.clone());
+            }
+            Ok(Turn {
+                claimed: selected
+                    .iter()
+                    .filter(|pair| !held_elsewhere.contains(pair))
+                    .map(claim_of)
+                    .collect(),
+                nothing_due,
+            })
+        });
     let sent = Arc::new(Mutex::new(Vec::new()));
     let dispatcher = dispatcher(
         queue,
@@ -331,7 +347,7 @@ async fn what_is_due_is_claimed_in_one_batch_sent_once_each_and_recorded() {
         work_on("we_2", "stock:v1"),
     ];
     let (claims, records, sent) =
-        run_over(due.clone(), vec![], DispatchSettings::default(), 3).await;
+        run_over(due.clone(), vec![], DispatchSettings::default(), 3, false).await;
     assert_eq!(claims, vec![due]);
     assert_eq!(sent.len(), 3);
     let recorded: Vec<(String, String)> = records
@@ -364,7 +380,7 @@ async fn an_endpoint_gets_at_most_its_bound_of_attempts_and_the_others_their_tur
         per_endpoint: 2,
         ..DispatchSettings::default()
     };
-    let (claims, _, sent) = run_over(due, vec![], settings, 3).await;
+    let (claims, _, sent) = run_over(due, vec![], settings, 3, false).await;
     assert_eq!(
         claims[0],
         vec![
@@ -384,10 +400,32 @@ async fn a_pair_another_instance_holds_is_not_sent() {
         vec![work_on("we_1", "stock:v1")],
         DispatchSettings::default(),
         1,
+        false,
     )
     .await;
     assert_eq!(sent.len(), 1);
     let recorded = records.concat();
     assert_eq!(recorded.len(), 1);
     assert_eq!(recorded[0].resource, "stock:v2");
+}
+
+#[tokio::test]
+async fn attempts_a_failed_turn_could_not_record_are_recorded_by_a_later_one() {
+    let due = vec![work_on("we_1", "stock:v1"), work_on("we_1", "stock:v2")];
+    let (claims, records, sent) =
+        run_over(due.clone(), vec![], DispatchSettings::default(), 2, true).await;
+    assert_eq!(claims, vec![due]);
+    assert_eq!(
+        sent.len(),
+        2,
+        "each sent once, never again for the failed turn"
+    );
+    let recorded: Vec<String> = records
+        .concat()
+        .into_iter()
+        .map(|record| record.resource)
+        .collect();
+    assert_eq!(recorded.len(), 2);
+    assert!(recorded.contains(&"stock:v1".to_owned()));
+    assert!(recorded.contains(&"stock:v2".to_owned()));
 }

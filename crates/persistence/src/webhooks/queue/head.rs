@@ -1,0 +1,145 @@
+//! The head of the queue, endpoint by endpoint: for each enabled endpoint with a pending
+//! delivery, its oldest due deliveries of pairs without a live claim.
+//!
+//! Read per endpoint rather than from one global order, so that one endpoint's backlog (a
+//! recovery of days of events, a receiver down for hours) never hides the due deliveries of
+//! the others behind it: each endpoint's head costs the same whatever waits behind it, read
+//! from the pending deliveries' index of (endpoint, due time).
+
+use diesel::dsl::{exists, not};
+use diesel::prelude::*;
+use diesel::sql_types::{Array, BigInt, Text};
+use diesel_async::RunQueryDsl;
+use shop_domain::Timestamp;
+
+use super::is_pending;
+use crate::database::impl_for_each_backend;
+use crate::error::DbError;
+use crate::schema::{webhook_deliveries, webhook_inflight};
+
+/// The enabled endpoints with a pending delivery, found by walking the pending deliveries'
+/// index one endpoint at a time (a loose index scan, `min` above the last one found): its cost
+/// grows with the endpoints, not with the deliveries waiting.
+const PENDING_ENDPOINTS: &str = "\
+WITH RECURSIVE pending (id) AS ( \
+    SELECT min(endpoint_id) FROM webhook_deliveries WHERE status = 'pending' \
+    UNION ALL \
+    SELECT (SELECT min(d.endpoint_id) FROM webhook_deliveries d \
+            WHERE d.status = 'pending' AND d.endpoint_id > pending.id) \
+    FROM pending WHERE pending.id IS NOT NULL) \
+SELECT e.id FROM pending JOIN webhook_endpoints e ON e.id = pending.id \
+WHERE e.status = 'enabled'";
+
+#[derive(QueryableByName)]
+struct EndpointRow {
+    #[diesel(sql_type = Text)]
+    id: String,
+}
+
+pub(super) trait PendingEndpoints {
+    fn pending_endpoints(&mut self) -> impl Future<Output = Result<Vec<String>, DbError>> + Send;
+}
+
+impl_for_each_backend! {
+    impl PendingEndpoints {
+        async fn pending_endpoints(&mut self) -> Result<Vec<String>, DbError> {
+            let rows: Vec<EndpointRow> = diesel::sql_query(PENDING_ENDPOINTS).load(self).await?;
+            Ok(rows.into_iter().map(|row| row.id).collect())
+        }
+    }
+}
+
+/// The heads of `endpoints`' queues: at most `rows` due deliveries each, as (endpoint,
+/// resource), the longest-waiting first across them all.
+pub(super) trait ReadsQueueHeads {
+    fn queue_heads(
+        &mut self,
+        endpoints: &[String],
+        now: Timestamp,
+        rows: i64,
+    ) -> impl Future<Output = Result<Vec<(String, String)>, DbError>> + Send;
+}
+
+/// SQLite has no `LATERAL`: one statement per endpoint, each an ordered walk of its index
+/// that stops after `rows` (statements are calls into the library, not round trips).
+impl<R: crate::database::SqliteRunner> ReadsQueueHeads for crate::database::SqliteOn<R> {
+    async fn queue_heads(
+        &mut self,
+        endpoints: &[String],
+        now: Timestamp,
+        rows: i64,
+    ) -> Result<Vec<(String, String)>, DbError> {
+        let mut heads: Vec<(i64, String, String)> = Vec::new();
+        for endpoint in endpoints {
+            let claimed = webhook_inflight::table
+                .filter(webhook_inflight::endpoint_id.eq(webhook_deliveries::endpoint_id))
+                .filter(webhook_inflight::resource.eq(webhook_deliveries::resource))
+                .filter(webhook_inflight::claimed_until_ms.ge(now.millis()));
+            let head: Vec<(Option<i64>, String, String)> = webhook_deliveries::table
+                .filter(is_pending())
+                .filter(webhook_deliveries::endpoint_id.eq(endpoint))
+                .filter(webhook_deliveries::next_attempt_at_ms.le(now.millis()))
+                .filter(not(exists(claimed)))
+                .select((
+                    webhook_deliveries::next_attempt_at_ms,
+                    webhook_deliveries::endpoint_id,
+                    webhook_deliveries::resource,
+                ))
+                .order(webhook_deliveries::next_attempt_at_ms.asc())
+                .limit(rows)
+                .load(&mut *self)
+                .await?;
+            heads
+                .extend(head.into_iter().map(|(due, endpoint, resource)| {
+                    (due.unwrap_or_default(), endpoint, resource)
+                }));
+        }
+        heads.sort_by_key(|(due, _, _)| *due);
+        Ok(heads
+            .into_iter()
+            .map(|(_, endpoint, resource)| (endpoint, resource))
+            .collect())
+    }
+}
+
+/// PostgreSQL: one statement, each endpoint's head a `LATERAL` walk of its index.
+const HEADS_OF_ENDPOINTS: &str = "\
+SELECT head.endpoint_id, head.resource FROM unnest($1::text[]) AS e (id) \
+CROSS JOIN LATERAL ( \
+    SELECT d.endpoint_id, d.resource, d.next_attempt_at_ms FROM webhook_deliveries d \
+    WHERE d.endpoint_id = e.id AND d.status = 'pending' AND d.next_attempt_at_ms <= $2 \
+      AND NOT EXISTS (SELECT 1 FROM webhook_inflight f WHERE f.endpoint_id = d.endpoint_id \
+                      AND f.resource = d.resource AND f.claimed_until_ms >= $2) \
+    ORDER BY d.next_attempt_at_ms LIMIT $3) AS head \
+ORDER BY head.next_attempt_at_ms";
+
+#[derive(QueryableByName)]
+struct HeadRow {
+    #[diesel(sql_type = Text)]
+    endpoint_id: String,
+    #[diesel(sql_type = Text)]
+    resource: String,
+}
+
+impl ReadsQueueHeads for diesel_async::AsyncPgConnection {
+    async fn queue_heads(
+        &mut self,
+        endpoints: &[String],
+        now: Timestamp,
+        rows: i64,
+    ) -> Result<Vec<(String, String)>, DbError> {
+        if endpoints.is_empty() {
+            return Ok(Vec::new());
+        }
+        let heads: Vec<HeadRow> = diesel::sql_query(HEADS_OF_ENDPOINTS)
+            .bind::<Array<Text>, _>(endpoints)
+            .bind::<BigInt, _>(now.millis())
+            .bind::<BigInt, _>(rows)
+            .load(self)
+            .await?;
+        Ok(heads
+            .into_iter()
+            .map(|row| (row.endpoint_id, row.resource))
+            .collect())
+    }
+}

@@ -1,0 +1,133 @@
+//! What one delivering instance may still take on in a turn of its loop: which of the queue's
+//! due pairs it claims, given the attempts it has in flight.
+
+use std::collections::{HashMap, HashSet};
+
+use shop_domain::id::WebhookEndpointId;
+
+use super::DueWork;
+
+/// An instance's room for new attempts: at most `total` more, at most `per_endpoint` in flight
+/// to any one endpoint, and never a second attempt of a pair it has in flight.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ClaimRoom {
+    /// Attempts it may still start in all.
+    pub total: usize,
+    /// The bound of attempts in flight to one endpoint.
+    pub per_endpoint: usize,
+    /// Its attempts in flight, per endpoint.
+    pub in_flight: HashMap<WebhookEndpointId, usize>,
+    /// The pairs it has in flight.
+    pub held: HashSet<DueWork>,
+}
+
+impl ClaimRoom {
+    /// No room: a turn that only records what ended.
+    pub fn none() -> Self {
+        Self::default()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.total == 0 || self.per_endpoint == 0
+    }
+
+    /// Whether an endpoint can take another attempt (its head is worth reading).
+    pub fn has_room_for(&self, endpoint: &WebhookEndpointId) -> bool {
+        !self.is_empty() && self.in_flight.get(endpoint).copied().unwrap_or(0) < self.per_endpoint
+    }
+
+    /// Of `due`, in the queue's order, the pairs to claim: each once, none held already,
+    /// within both bounds.
+    pub fn select(&self, due: impl IntoIterator<Item = DueWork>) -> Vec<DueWork> {
+        let mut taken: Vec<DueWork> = Vec::new();
+        let mut per_endpoint: HashMap<WebhookEndpointId, usize> = self.in_flight.clone();
+        for work in due {
+            if taken.len() == self.total {
+                break;
+            }
+            let busy = per_endpoint.entry(work.endpoint_id.clone()).or_default();
+            if *busy >= self.per_endpoint || self.held.contains(&work) || taken.contains(&work) {
+                continue;
+            }
+            *busy += 1;
+            taken.push(work);
+        }
+        taken
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn work(endpoint: &str, resource: &str) -> DueWork {
+        DueWork {
+            endpoint_id: WebhookEndpointId::parse(endpoint).unwrap(),
+            resource: resource.into(),
+        }
+    }
+
+    #[test]
+    fn a_pair_is_taken_once_and_never_while_held() {
+        let room = ClaimRoom {
+            total: 10,
+            per_endpoint: 10,
+            held: HashSet::from([work("we_1", "stock:a")]),
+            ..ClaimRoom::default()
+        };
+        let due = [
+            work("we_1", "stock:a"),
+            work("we_1", "stock:b"),
+            work("we_1", "stock:b"),
+            work("we_2", "stock:a"),
+        ];
+        assert_eq!(
+            room.select(due),
+            vec![work("we_1", "stock:b"), work("we_2", "stock:a")]
+        );
+    }
+
+    #[test]
+    fn an_endpoint_at_its_bound_leaves_the_room_to_the_others() {
+        let room = ClaimRoom {
+            total: 3,
+            per_endpoint: 2,
+            in_flight: HashMap::from([(WebhookEndpointId::parse("we_slow").unwrap(), 1)]),
+            ..ClaimRoom::default()
+        };
+        let due = [
+            work("we_slow", "stock:a"),
+            work("we_slow", "stock:b"),
+            work("we_fast", "stock:a"),
+            work("we_fast", "stock:b"),
+            work("we_fast", "stock:c"),
+        ];
+        assert_eq!(
+            room.select(due),
+            vec![
+                work("we_slow", "stock:a"),
+                work("we_fast", "stock:a"),
+                work("we_fast", "stock:b"),
+            ]
+        );
+        assert!(
+            ClaimRoom::none()
+                .select([work("we_1", "stock:a")])
+                .is_empty()
+        );
+    }
+
+    #[test]
+    fn the_head_of_an_endpoint_at_its_bound_is_not_worth_reading() {
+        let slow = WebhookEndpointId::parse("we_slow").unwrap();
+        let room = ClaimRoom {
+            total: 8,
+            per_endpoint: 2,
+            in_flight: HashMap::from([(slow.clone(), 2)]),
+            ..ClaimRoom::default()
+        };
+        assert!(!room.has_room_for(&slow));
+        assert!(room.has_room_for(&WebhookEndpointId::parse("we_fast").unwrap()));
+        assert!(!ClaimRoom::none().has_room_for(&slow));
+    }
+}
