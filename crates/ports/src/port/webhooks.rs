@@ -287,6 +287,9 @@ pub trait DeliveryQueue: Send + Sync {
     /// in-process signal on SQLite), or after `at_most` (the safety net).
     async fn wait_for_events(&self, at_most: Duration);
 
+    /// Returns after `duration`, events or not.
+    async fn pause(&self, duration: Duration);
+
     /// Deletes the events created before `before` with their deliveries and attempts;
     /// returns how many events went.
     async fn prune(&self, before: Timestamp) -> Result<u64, StoreError>;

@@ -241,6 +241,10 @@ impl DeliveryQueue for Database {
         let _ = tokio::time::timeout(at_most, self.events_wake.notified()).await;
     }
 
+    async fn pause(&self, duration: Duration) {
+        tokio::time::sleep(duration).await;
+    }
+
     async fn prune(&self, before: Timestamp) -> Result<u64, StoreError> {
         let pruned: Result<usize, DbError> = in_transaction!(self, |conn| {
             let old_events = webhook_events::table

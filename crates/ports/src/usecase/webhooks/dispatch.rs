@@ -62,6 +62,9 @@ impl Default for DispatchSettings {
 /// How long a claim outlives its attempt's timeout before another instance may take it over
 /// (the instance that made it died).
 const CLAIM_MARGIN: Duration = Duration::from_secs(30);
+/// How long a turn waits for the attempts still in flight before it starts (`gather`): a fast
+/// receiver's answer, and little against a slow one's.
+const GATHER: Duration = Duration::from_millis(5);
 /// How often delivered events past the retention period are deleted.
 const PRUNE_EVERY: Duration = Duration::from_secs(3600);
 
@@ -130,6 +133,7 @@ impl WebhookDispatcher {
                 }
                 TurnEnd::NothingDue | TurnEnd::Claimed => {
                     if !ended.is_empty() {
+                        self.gather(&mut in_flight, &mut ended).await;
                         continue;
                     }
                     self.settings.poll
@@ -163,6 +167,22 @@ impl WebhookDispatcher {
                 attempts = ended.len(),
                 "webhooks: the last attempts could not be recorded"
             );
+        }
+    }
+
+    /// Before a turn that follows another at once (attempts ended during it): a moment for
+    /// the attempts still in flight, most of them started by that turn, to end too. Without
+    /// it, each turn starts while the previous one's attempts are still on the wire: it
+    /// records the cohort before, finds their room still taken, and the batches split in two
+    /// cohorts of half the bounds, turn after turn (see docs/PERFORMANCE.md, "Webhooks").
+    async fn gather<'a>(&'a self, in_flight: &mut InFlight<'a>, ended: &mut Vec<AttemptRecord>) {
+        let mut moment = pin!(self.queue.pause(GATHER));
+        while !in_flight.is_empty() {
+            match select(moment.as_mut(), in_flight.next()).await {
+                Either::Left(_) => return,
+                Either::Right((Some(record), _)) => ended.push(record),
+                Either::Right((None, _)) => return,
+            }
         }
     }
 

@@ -287,6 +287,7 @@ async fn run_over(
     queue.expect_prune().returning(|_| Ok(0));
     queue.expect_next_due().returning(|_| Ok(None));
     queue.expect_wait_for_events().returning(|_| ());
+    queue.expect_pause().returning(|_| ());
     let mut waiting = Some(due);
     let mut failing = first_record_fails;
     let (kept_claims, kept_records, done) = (claims.clone(), records.clone(), recorded_all.clone());
