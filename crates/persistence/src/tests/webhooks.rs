@@ -200,6 +200,17 @@ async fn an_adjustment_is_queued_for_the_shops_endpoints_that_receive_its_types_
         );
         assert_eq!(claimed.attempt, 1);
         assert_eq!(deliveries(&db, &b.id, "we_other_shop").await, vec![]);
+        // Another shop naming this endpoint deletes nothing of it, its deliveries included.
+        let theirs = WebhookEndpointId::parse("we_stock").unwrap();
+        assert!(!db.delete_endpoint(&b.id, &theirs).await.unwrap());
+        assert_eq!(
+            deliveries(&db, &a.id, "we_stock").await,
+            vec![(DeliveryStatus::Pending, None)],
+            "{}",
+            t.backend()
+        );
+        assert!(db.delete_endpoint(&a.id, &theirs).await.unwrap());
+        assert!(db.get_endpoint(&a.id, &theirs).await.unwrap().is_none());
     }
 }
 

@@ -267,14 +267,22 @@ impl WebhookEndpointStore for Database {
         id: &WebhookEndpointId,
     ) -> Result<bool, StoreError> {
         let deleted: Result<usize, DbError> = in_transaction!(self, |conn| {
+            let this = webhook_endpoints::table
+                .filter(webhook_endpoints::shop_id.eq(shop.as_str()))
+                .filter(webhook_endpoints::id.eq(id.as_str()));
+            // The shop's own endpoint, or nothing is touched: another shop's id deletes none
+            // of its deliveries. Its row is locked before them, in the order every writer of
+            // an endpoint and its deliveries takes (the workers' turns too), so that two of
+            // them never wait on each other.
+            let disabled = diesel::update(this)
+                .set(webhook_endpoints::status.eq("disabled"))
+                .execute(&mut *conn)
+                .await?;
+            if disabled == 0 {
+                return Ok(0);
+            }
             conn.delete_of_endpoint(id).await?;
-            Ok(diesel::delete(
-                webhook_endpoints::table
-                    .filter(webhook_endpoints::shop_id.eq(shop.as_str()))
-                    .filter(webhook_endpoints::id.eq(id.as_str())),
-            )
-            .execute(&mut *conn)
-            .await?)
+            Ok(diesel::delete(this).execute(&mut *conn).await?)
         });
         Ok(deleted? > 0)
     }

@@ -90,44 +90,8 @@ pub(super) trait RecordQueries {
 impl_for_each_backend! {
     impl RecordQueries {
         async fn record_batch(&mut self, attempts: &[AttemptRecord], instance: &str) -> Result<(), DbError> {
-            let rows: Vec<AttemptRow<'_>> = attempts.iter().map(AttemptRow::of).collect();
-            self.insert_attempts(&rows).await?;
-            let mut succeeded = Vec::new();
-            let mut gave_up = Vec::new();
-            for attempt in attempts {
-                match attempt.next {
-                    DeliveryNext::Succeeded => succeeded.push(attempt.delivery_id.as_str()),
-                    DeliveryNext::GaveUp => gave_up.push(attempt.delivery_id.as_str()),
-                    DeliveryNext::RetryAt(next) => {
-                        // A delivery superseded meanwhile stays so.
-                        diesel::update(webhook_deliveries::table.filter(webhook_deliveries::id.eq(attempt.delivery_id.as_str())))
-                            .filter(is_pending())
-                            .set((
-                                webhook_deliveries::attempts.eq(webhook_deliveries::attempts + 1),
-                                webhook_deliveries::next_attempt_at_ms.eq(Some(next.millis())),
-                                webhook_deliveries::updated_at_ms.eq(attempt.at.millis()),
-                            ))
-                            .execute(&mut *self)
-                            .await?;
-                    }
-                }
-            }
-            let last_at = attempts.iter().map(|a| a.at.millis()).max().unwrap_or_default();
-            for (ids, status) in [(succeeded, DeliveryStatus::Succeeded), (gave_up, DeliveryStatus::Failed)] {
-                if ids.is_empty() {
-                    continue;
-                }
-                diesel::update(webhook_deliveries::table.filter(webhook_deliveries::id.eq_any(&ids)))
-                    .filter(is_pending())
-                    .set((
-                        webhook_deliveries::status.eq(status.as_str()),
-                        webhook_deliveries::attempts.eq(webhook_deliveries::attempts + 1),
-                        webhook_deliveries::next_attempt_at_ms.eq(None::<i64>),
-                        webhook_deliveries::updated_at_ms.eq(last_at),
-                    ))
-                    .execute(&mut *self)
-                    .await?;
-            }
+            // The endpoints first, then their deliveries: the order every writer of both
+            // takes (an endpoint's `PATCH`, its deletion), so that none waits on another.
             let mut per_endpoint: BTreeMap<&str, Vec<&AttemptRecord>> = BTreeMap::new();
             for attempt in attempts {
                 per_endpoint.entry(attempt.endpoint_id.as_str()).or_default().push(attempt);
@@ -174,6 +138,44 @@ impl_for_each_backend! {
                         .execute(&mut *self)
                         .await?;
                 }
+            }
+            let rows: Vec<AttemptRow<'_>> = attempts.iter().map(AttemptRow::of).collect();
+            self.insert_attempts(&rows).await?;
+            let mut succeeded = Vec::new();
+            let mut gave_up = Vec::new();
+            for attempt in attempts {
+                match attempt.next {
+                    DeliveryNext::Succeeded => succeeded.push(attempt.delivery_id.as_str()),
+                    DeliveryNext::GaveUp => gave_up.push(attempt.delivery_id.as_str()),
+                    DeliveryNext::RetryAt(next) => {
+                        // A delivery superseded meanwhile stays so.
+                        diesel::update(webhook_deliveries::table.filter(webhook_deliveries::id.eq(attempt.delivery_id.as_str())))
+                            .filter(is_pending())
+                            .set((
+                                webhook_deliveries::attempts.eq(webhook_deliveries::attempts + 1),
+                                webhook_deliveries::next_attempt_at_ms.eq(Some(next.millis())),
+                                webhook_deliveries::updated_at_ms.eq(attempt.at.millis()),
+                            ))
+                            .execute(&mut *self)
+                            .await?;
+                    }
+                }
+            }
+            let last_at = attempts.iter().map(|a| a.at.millis()).max().unwrap_or_default();
+            for (ids, status) in [(succeeded, DeliveryStatus::Succeeded), (gave_up, DeliveryStatus::Failed)] {
+                if ids.is_empty() {
+                    continue;
+                }
+                diesel::update(webhook_deliveries::table.filter(webhook_deliveries::id.eq_any(&ids)))
+                    .filter(is_pending())
+                    .set((
+                        webhook_deliveries::status.eq(status.as_str()),
+                        webhook_deliveries::attempts.eq(webhook_deliveries::attempts + 1),
+                        webhook_deliveries::next_attempt_at_ms.eq(None::<i64>),
+                        webhook_deliveries::updated_at_ms.eq(last_at),
+                    ))
+                    .execute(&mut *self)
+                    .await?;
             }
             let pairs = pairs_by_endpoint(attempts.iter().map(|a| (a.endpoint_id.as_str(), a.resource.as_str())));
             self.release(&pairs, instance).await
