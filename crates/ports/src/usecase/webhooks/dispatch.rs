@@ -127,17 +127,17 @@ impl WebhookDispatcher {
                 self.prune_when_due(&mut pruned_at),
             )
             .await;
-            let wait = match self.turn(&mut in_flight, &mut ended, &mut busy, true).await {
+            let end = self.turn(&mut in_flight, &mut ended, &mut busy, true).await;
+            // Attempts that ended during the turn are recorded by the next one, at once.
+            if !ended.is_empty() && !matches!(end, TurnEnd::Failed) {
+                self.gather(&mut in_flight, &mut ended).await;
+                continue;
+            }
+            let wait = match end {
                 TurnEnd::NothingDue if in_flight.is_empty() => {
                     driving(&mut in_flight, &mut ended, self.until_next_due()).await
                 }
-                TurnEnd::NothingDue | TurnEnd::Claimed => {
-                    if !ended.is_empty() {
-                        self.gather(&mut in_flight, &mut ended).await;
-                        continue;
-                    }
-                    self.settings.poll
-                }
+                TurnEnd::NothingDue | TurnEnd::Claimed => self.settings.poll,
                 // The database is away: the next turn waits for a commit, an attempt's end
                 // or the poll, not a moment.
                 TurnEnd::Failed => self.settings.poll,
