@@ -225,25 +225,25 @@ fn setup_sqlite_reader(url: &str) -> SetupFuture<'_, SqliteReader> {
 
 /// The delivery workers' own connection: the planner walks the queue's indexes in order (see
 /// `webhooks/queue/head.rs`), whatever its statistics say.
-const POSTGRES_QUEUE_SETUP: &str =
-    "SET statement_timeout = '10s'; SET enable_bitmapscan = off; SET enable_seqscan = off";
+const POSTGRES_QUEUE_SETUP: &str = "SET enable_bitmapscan = off; SET enable_seqscan = off";
 
 fn setup_postgres_queue(url: &str) -> SetupFuture<'_, AsyncPgConnection> {
-    Box::pin(async move {
-        let mut conn = AsyncPgConnection::establish(url).await?;
-        conn.batch_execute(POSTGRES_QUEUE_SETUP)
-            .await
-            .map_err(ConnectionError::CouldntSetupConfiguration)?;
-        Ok(conn)
-    })
+    Box::pin(establish_postgres(
+        url,
+        &[POSTGRES_SETUP, POSTGRES_QUEUE_SETUP],
+    ))
 }
 
 fn setup_postgres(url: &str) -> SetupFuture<'_, AsyncPgConnection> {
-    Box::pin(async move {
-        let mut conn = AsyncPgConnection::establish(url).await?;
-        conn.batch_execute(POSTGRES_SETUP)
+    Box::pin(establish_postgres(url, &[POSTGRES_SETUP]))
+}
+
+async fn establish_postgres(url: &str, setup: &[&str]) -> ConnectionResult<AsyncPgConnection> {
+    let mut conn = AsyncPgConnection::establish(url).await?;
+    for statements in setup {
+        conn.batch_execute(statements)
             .await
             .map_err(ConnectionError::CouldntSetupConfiguration)?;
-        Ok(conn)
-    })
+    }
+    Ok(conn)
 }

@@ -6,7 +6,7 @@
 //! The same transaction marks the older pending deliveries of each resource superseded, so no
 //! instance can send an older state after a newer one.
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 use diesel::prelude::*;
 use diesel::sql_types::{BigInt, Text};
@@ -16,7 +16,7 @@ use shop_domain::id::{DeliveryId, EventId};
 use shop_domain::webhook::{DeliveryStatus, EndpointUrl, WebhookSecret, newest_and_superseded};
 use shop_ports::port::{ClaimedDelivery, DueWork};
 
-use super::{is_pending, pairs_by_endpoint};
+use super::{PairRow, is_pending, pairs_by_endpoint};
 use crate::database::impl_for_each_backend;
 use crate::error::DbError;
 use crate::schema::{webhook_deliveries, webhook_endpoints, webhook_events, webhook_inflight};
@@ -78,8 +78,12 @@ impl_for_each_backend! {
             now: Timestamp,
             until: Timestamp,
         ) -> Result<Vec<ClaimedDelivery>, DbError> {
-            let by_endpoint = pairs_by_endpoint(work.iter().map(|w| (w.endpoint_id.as_str(), w.resource.as_str())));
-            let endpoints: Vec<&str> = by_endpoint.keys().copied().collect();
+            let endpoints: Vec<&str> = work
+                .iter()
+                .map(|w| w.endpoint_id.as_str())
+                .collect::<BTreeSet<_>>()
+                .into_iter()
+                .collect();
             // Any expired claim of these endpoints may go: its instance died, or is past the
             // margin in which a slow one keeps what it took.
             diesel::delete(
@@ -217,14 +221,6 @@ trait InsertsClaims {
     ) -> impl Future<Output = Result<Vec<(String, String)>, DbError>> + Send;
 }
 
-#[derive(QueryableByName)]
-struct ClaimedPair {
-    #[diesel(sql_type = Text)]
-    endpoint_id: String,
-    #[diesel(sql_type = Text)]
-    resource: String,
-}
-
 /// SQLite: one statement written out (diesel's batch insert is not available on SQLite's
 /// async wrapper, and each statement there is a hand-over to a blocking thread).
 impl<R: crate::database::SqliteRunner> InsertsClaims for crate::database::SqliteOn<R> {
@@ -249,7 +245,7 @@ impl<R: crate::database::SqliteRunner> InsertsClaims for crate::database::Sqlite
                 .bind::<Text, _>(row.claimed_by)
                 .bind::<BigInt, _>(row.claimed_until_ms);
         }
-        let inserted: Vec<ClaimedPair> = insert.load(self).await?;
+        let inserted: Vec<PairRow> = insert.load(self).await?;
         Ok(inserted
             .into_iter()
             .map(|pair| (pair.endpoint_id, pair.resource))

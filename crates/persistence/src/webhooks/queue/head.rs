@@ -12,7 +12,7 @@ use diesel::sql_types::{Array, BigInt, Text};
 use diesel_async::RunQueryDsl;
 use shop_domain::Timestamp;
 
-use super::is_pending;
+use super::{PairRow, is_pending};
 use crate::database::impl_for_each_backend;
 use crate::error::DbError;
 use crate::schema::{webhook_deliveries, webhook_inflight};
@@ -49,15 +49,15 @@ impl_for_each_backend! {
     }
 }
 
-/// The heads of `endpoints`' queues: at most `rows` due deliveries each, as (endpoint,
-/// resource), the longest-waiting first across them all.
+/// The heads of `endpoints`' queues: at most `rows` due deliveries each, as their pairs, the
+/// longest-waiting first across them all.
 pub(super) trait ReadsQueueHeads {
     fn queue_heads(
         &mut self,
         endpoints: &[String],
         now: Timestamp,
         rows: i64,
-    ) -> impl Future<Output = Result<Vec<(String, String)>, DbError>> + Send;
+    ) -> impl Future<Output = Result<Vec<PairRow>, DbError>> + Send;
 }
 
 /// SQLite has no `LATERAL`: one statement per endpoint, each an ordered walk of its index
@@ -68,7 +68,7 @@ impl<R: crate::database::SqliteRunner> ReadsQueueHeads for crate::database::Sqli
         endpoints: &[String],
         now: Timestamp,
         rows: i64,
-    ) -> Result<Vec<(String, String)>, DbError> {
+    ) -> Result<Vec<PairRow>, DbError> {
         let mut heads: Vec<(i64, String, String)> = Vec::new();
         for endpoint in endpoints {
             let claimed = webhook_inflight::table
@@ -97,7 +97,10 @@ impl<R: crate::database::SqliteRunner> ReadsQueueHeads for crate::database::Sqli
         heads.sort_by_key(|(due, _, _)| *due);
         Ok(heads
             .into_iter()
-            .map(|(_, endpoint, resource)| (endpoint, resource))
+            .map(|(_, endpoint_id, resource)| PairRow {
+                endpoint_id,
+                resource,
+            })
             .collect())
     }
 }
@@ -113,33 +116,21 @@ CROSS JOIN LATERAL ( \
     ORDER BY d.next_attempt_at_ms LIMIT $3) AS head \
 ORDER BY head.next_attempt_at_ms";
 
-#[derive(QueryableByName)]
-struct HeadRow {
-    #[diesel(sql_type = Text)]
-    endpoint_id: String,
-    #[diesel(sql_type = Text)]
-    resource: String,
-}
-
 impl ReadsQueueHeads for diesel_async::AsyncPgConnection {
     async fn queue_heads(
         &mut self,
         endpoints: &[String],
         now: Timestamp,
         rows: i64,
-    ) -> Result<Vec<(String, String)>, DbError> {
+    ) -> Result<Vec<PairRow>, DbError> {
         if endpoints.is_empty() {
             return Ok(Vec::new());
         }
-        let heads: Vec<HeadRow> = diesel::sql_query(HEADS_OF_ENDPOINTS)
+        Ok(diesel::sql_query(HEADS_OF_ENDPOINTS)
             .bind::<Array<Text>, _>(endpoints)
             .bind::<BigInt, _>(now.millis())
             .bind::<BigInt, _>(rows)
             .load(self)
-            .await?;
-        Ok(heads
-            .into_iter()
-            .map(|row| (row.endpoint_id, row.resource))
-            .collect())
+            .await?)
     }
 }

@@ -116,6 +116,20 @@ impl TurnPhases {
     }
 }
 
+/// An (endpoint, resource) pair as a raw statement returns it (the heads, the claims taken).
+#[derive(QueryableByName)]
+struct PairRow {
+    #[diesel(sql_type = diesel::sql_types::Text)]
+    endpoint_id: String,
+    #[diesel(sql_type = diesel::sql_types::Text)]
+    resource: String,
+}
+
+fn stored_endpoint_id(id: &str) -> Result<WebhookEndpointId, DbError> {
+    WebhookEndpointId::parse(id)
+        .map_err(|_| DbError::Invariant("a stored endpoint id is not an id".into()))
+}
+
 /// How many pending rows of an endpoint's head are read per pair it may take: a burst of
 /// changes to one resource is several rows of one pair.
 const ROWS_PER_PAIR: usize = 4;
@@ -131,20 +145,16 @@ where
 {
     let mut open = Vec::new();
     for endpoint in conn.pending_endpoints().await? {
-        let id = WebhookEndpointId::parse(endpoint)
-            .map_err(|_| DbError::Invariant("a stored endpoint id is not an id".into()))?;
-        if room.has_room_for(&id) {
-            open.push(id.as_str().to_owned());
+        if room.has_room_for(&stored_endpoint_id(&endpoint)?) {
+            open.push(endpoint);
         }
     }
     let rows = i64::try_from(room.per_endpoint.saturating_mul(ROWS_PER_PAIR)).unwrap_or(i64::MAX);
     let mut due = Vec::new();
-    for (endpoint, resource) in conn.queue_heads(&open, now, rows).await? {
-        let endpoint_id = WebhookEndpointId::parse(endpoint)
-            .map_err(|_| DbError::Invariant("a stored endpoint id is not an id".into()))?;
+    for pair in conn.queue_heads(&open, now, rows).await? {
         due.push(DueWork {
-            endpoint_id,
-            resource,
+            endpoint_id: stored_endpoint_id(&pair.endpoint_id)?,
+            resource: pair.resource,
         });
     }
     Ok(due)
