@@ -40,16 +40,18 @@ impl ClaimRoom {
     /// within both bounds.
     pub fn select(&self, due: impl IntoIterator<Item = DueWork>) -> Vec<DueWork> {
         let mut taken: Vec<DueWork> = Vec::new();
+        let mut seen: HashSet<DueWork> = HashSet::new();
         let mut per_endpoint: HashMap<WebhookEndpointId, usize> = self.in_flight.clone();
         for work in due {
             if taken.len() == self.total {
                 break;
             }
             let busy = per_endpoint.entry(work.endpoint_id.clone()).or_default();
-            if *busy >= self.per_endpoint || self.held.contains(&work) || taken.contains(&work) {
+            if *busy >= self.per_endpoint || self.held.contains(&work) || seen.contains(&work) {
                 continue;
             }
             *busy += 1;
+            seen.insert(work.clone());
             taken.push(work);
         }
         taken

@@ -214,6 +214,16 @@ pub struct ClaimedDelivery {
     pub failing_since: Option<Timestamp>,
 }
 
+impl ClaimedDelivery {
+    /// The (endpoint, resource) pair this attempt holds.
+    pub fn pair(&self) -> DueWork {
+        DueWork {
+            endpoint_id: self.endpoint_id.clone(),
+            resource: self.resource.clone(),
+        }
+    }
+}
+
 /// What the dispatcher decided after an attempt.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum DeliveryNext {
@@ -249,6 +259,16 @@ pub struct Turn {
     pub claimed: Vec<ClaimedDelivery>,
     /// Nothing was due at all (whatever the room): the loop may sleep until the next retry.
     pub nothing_due: bool,
+}
+
+impl AttemptRecord {
+    /// The (endpoint, resource) pair the attempt held.
+    pub fn pair(&self) -> DueWork {
+        DueWork {
+            endpoint_id: self.endpoint_id.clone(),
+            resource: self.resource.clone(),
+        }
+    }
 }
 
 #[cfg_attr(feature = "mocks", mockall::automock)]

@@ -137,7 +137,7 @@ impl WebhookDispatcher {
                 TurnEnd::NothingDue if in_flight.is_empty() => {
                     driving(&mut in_flight, &mut ended, self.until_next_due()).await
                 }
-                TurnEnd::NothingDue | TurnEnd::Claimed => self.settings.poll,
+                TurnEnd::NothingDue | TurnEnd::Ran => self.settings.poll,
                 // The database is away: the next turn waits for a commit, an attempt's end
                 // or the poll, not a moment.
                 TurnEnd::Failed => self.settings.poll,
@@ -206,7 +206,7 @@ impl WebhookDispatcher {
             ClaimRoom::none()
         };
         if batch.is_empty() && room.is_empty() {
-            return TurnEnd::Claimed;
+            return TurnEnd::Ran;
         }
         let now = self.clock.now();
         let until = later(now, ATTEMPT_TIMEOUT + CLAIM_MARGIN);
@@ -219,23 +219,17 @@ impl WebhookDispatcher {
         match turn {
             Ok(turn) => {
                 for record in &batch {
-                    busy.release(&DueWork {
-                        endpoint_id: record.endpoint_id.clone(),
-                        resource: record.resource.clone(),
-                    });
+                    busy.release(&record.pair());
                 }
                 let nothing_due = turn.nothing_due;
                 for claim in turn.claimed {
-                    busy.hold(DueWork {
-                        endpoint_id: claim.endpoint_id.clone(),
-                        resource: claim.resource.clone(),
-                    });
+                    busy.hold(claim.pair());
                     in_flight.push(Box::pin(self.deliver(claim)));
                 }
                 if nothing_due {
                     TurnEnd::NothingDue
                 } else {
-                    TurnEnd::Claimed
+                    TurnEnd::Ran
                 }
             }
             Err(error) => {
@@ -374,7 +368,7 @@ impl WebhookDispatcher {
 }
 
 /// What is in flight: the pairs taken, and the attempts to each endpoint.
-#[derive(Default)]
+#[derive(Clone, Default)]
 struct Busy {
     taken: HashSet<DueWork>,
     per_endpoint: HashMap<WebhookEndpointId, usize>,
@@ -385,8 +379,11 @@ type InFlight<'a> = FuturesUnordered<Pin<Box<dyn Future<Output = AttemptRecord> 
 
 /// How a turn ended.
 enum TurnEnd {
-    Claimed,
+    /// It ran (or had nothing to do): more may be due once attempts end or events come.
+    Ran,
+    /// Nothing was due at all: the loop may sleep until the next retry.
     NothingDue,
+    /// The queue could not be reached: what ended is kept for the next turn.
     Failed,
 }
 
@@ -398,24 +395,16 @@ impl Busy {
         total: usize,
         per_endpoint: usize,
     ) -> ClaimRoom {
-        let mut room = ClaimRoom {
+        let mut after = self.clone();
+        for record in recorded {
+            after.release(&record.pair());
+        }
+        ClaimRoom {
             total,
             per_endpoint,
-            in_flight: self.per_endpoint.clone(),
-            held: self.taken.clone(),
-        };
-        for record in recorded {
-            let work = DueWork {
-                endpoint_id: record.endpoint_id.clone(),
-                resource: record.resource.clone(),
-            };
-            if room.held.remove(&work)
-                && let Some(busy) = room.in_flight.get_mut(&work.endpoint_id)
-            {
-                *busy = busy.saturating_sub(1);
-            }
+            in_flight: after.per_endpoint,
+            held: after.taken,
         }
-        room
     }
 
     fn hold(&mut self, work: DueWork) {
