@@ -18,13 +18,15 @@ from .stored import query
 # The receiver: the debug build that `cargo test --workspace --no-run` makes (the crate's
 # integration test runs it); SHOP_SINK_BIN picks another.
 SINK_BINARY = Path(os.environ.get("SHOP_SINK_BIN", REPO / "target" / "debug" / "webhook-sink"))
-# The workers' bounds (shop_ports::usecase::webhooks::DispatchSettings): attempts in flight
-# per endpoint and in all, per instance.
-PER_ENDPOINT = 8
-TOTAL = 64
+# The workers' bounds, per instance: attempts in flight per endpoint (set below, so the bound
+# the scenarios check is the one the server runs with) and in all (the fixed `total` of
+# shop_ports::usecase::webhooks::DispatchSettings).
+PER_ENDPOINT = 16
+TOTAL = 256
 # Loopback receivers need this; a short schedule keeps a retry inside the scenario's time.
 WEBHOOK_ENV = {"WEBHOOK_ALLOW_PRIVATE_NETWORKS": "true",
-               "WEBHOOK_RETRY_SCHEDULE": "1s,1s,1s,1s,1s,1s,1s,1s,1s,1s"}
+               "WEBHOOK_RETRY_SCHEDULE": "1s,1s,1s,1s,1s,1s,1s,1s,1s,1s",
+               "WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT": str(PER_ENDPOINT)}
 # What a key needs to create endpoints for stock events and read the stock back.
 SCOPES = "stock:read,stock:write,products:read,webhooks:read,webhooks:write"
 
