@@ -147,12 +147,20 @@ impl WebhookDispatcher {
                 if let Either::Left(_) = select(stop.as_mut(), wake).await {
                     break;
                 }
-            } else {
-                match select(stop.as_mut(), select(in_flight.next(), wake)).await {
-                    Either::Left(_) => break,
-                    Either::Right((Either::Left((Some(record), _)), _)) => ended.push(record),
-                    Either::Right(_) => {}
+                continue;
+            }
+            let attempt_ended = match select(stop.as_mut(), select(in_flight.next(), wake)).await {
+                Either::Left(_) => break,
+                Either::Right((Either::Left((Some(record), _)), _)) => {
+                    ended.push(record);
+                    true
                 }
+                Either::Right(_) => false,
+            };
+            // The first of a cohort to end: the others, started by the same turn, are a
+            // moment behind it, and one turn records them all.
+            if attempt_ended {
+                self.gather(&mut in_flight, &mut ended).await;
             }
         }
         while let Some(record) = in_flight.next().await {
@@ -170,11 +178,12 @@ impl WebhookDispatcher {
         }
     }
 
-    /// Before a turn that follows another at once (attempts ended during it): a moment for
-    /// the attempts still in flight, most of them started by that turn, to end too. Without
-    /// it, each turn starts while the previous one's attempts are still on the wire: it
-    /// records the cohort before, finds their room still taken, and the batches split in two
-    /// cohorts of half the bounds, turn after turn (see docs/PERFORMANCE.md, "Webhooks").
+    /// Before a turn that records what ended (during the last turn, or the first attempt of
+    /// a cohort since): a moment for the attempts still in flight, most of them started by
+    /// the same turn, to end too. Without it, a turn starts as soon as one attempt ends: it
+    /// records that one, finds the others' room still taken, and every cohort costs two
+    /// turns, or the batches split in two cohorts of half the bounds, turn after turn (see
+    /// docs/PERFORMANCE.md, "Webhooks").
     async fn gather<'a>(&'a self, in_flight: &mut InFlight<'a>, ended: &mut Vec<AttemptRecord>) {
         let mut moment = pin!(self.queue.pause(GATHER));
         while !in_flight.is_empty() {
