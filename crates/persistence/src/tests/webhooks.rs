@@ -644,7 +644,15 @@ async fn a_batch_is_claimed_and_recorded_at_once_each_pair_and_endpoint_moving_o
             "{}",
             t.backend()
         );
-        // The claims are released: the retry is due at its time, and only it.
+        // The claims are released: the retry is due at its time, and only it; until then the
+        // workers may sleep up to it.
+        assert_eq!(
+            db.next_due(at(8_300)).await.unwrap(),
+            Some(at(9_000)),
+            "{}",
+            t.backend()
+        );
+        assert_eq!(db.next_due(at(9_000)).await.unwrap(), None);
         assert!(due_at(&db, at(8_999)).await.is_empty());
         assert_eq!(
             due_at(&db, at(9_000)).await,

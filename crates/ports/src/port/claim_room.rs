@@ -31,9 +31,12 @@ impl ClaimRoom {
         self.total == 0 || self.per_endpoint == 0
     }
 
-    /// Whether an endpoint can take another attempt (its head is worth reading).
-    pub fn has_room_for(&self, endpoint: &WebhookEndpointId) -> bool {
-        !self.is_empty() && self.in_flight.get(endpoint).copied().unwrap_or(0) < self.per_endpoint
+    /// The endpoints at their bound: their heads are not worth reading.
+    pub fn full_endpoints(&self) -> impl Iterator<Item = &WebhookEndpointId> {
+        self.in_flight
+            .iter()
+            .filter(|(_, busy)| **busy >= self.per_endpoint)
+            .map(|(endpoint, _)| endpoint)
     }
 
     /// Of `due`, in the queue's order, the pairs to claim: each once, none held already,
@@ -122,14 +125,13 @@ mod tests {
     #[test]
     fn the_head_of_an_endpoint_at_its_bound_is_not_worth_reading() {
         let slow = WebhookEndpointId::parse("we_slow").unwrap();
+        let fast = WebhookEndpointId::parse("we_fast").unwrap();
         let room = ClaimRoom {
             total: 8,
             per_endpoint: 2,
-            in_flight: HashMap::from([(slow.clone(), 2)]),
+            in_flight: HashMap::from([(slow.clone(), 2), (fast.clone(), 1)]),
             ..ClaimRoom::default()
         };
-        assert!(!room.has_room_for(&slow));
-        assert!(room.has_room_for(&WebhookEndpointId::parse("we_fast").unwrap()));
-        assert!(!ClaimRoom::none().has_room_for(&slow));
+        assert_eq!(room.full_endpoints().collect::<Vec<_>>(), vec![&slow]);
     }
 }

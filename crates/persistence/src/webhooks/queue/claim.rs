@@ -1,15 +1,17 @@
 //! Claiming a batch of due (endpoint, resource) pairs for one instance, in one transaction.
 //!
-//! A claim is a row of `webhook_inflight` keyed by the pair. Taking one deletes an expired
-//! claim of the pair (its instance died) and inserts with `ON CONFLICT DO NOTHING`: of two
-//! instances, PostgreSQL makes the second wait for the first's commit and then insert nothing.
+//! A claim is a row of `webhook_inflight` keyed by the pair. Taking one inserts it, or takes
+//! over an expired claim of the pair (its instance died, or is past the margin in which a
+//! slow one keeps what it took) in the same statement (`ON CONFLICT … DO UPDATE … WHERE`
+//! expired): of two instances, PostgreSQL makes the second wait for the first's commit and
+//! then take nothing.
 //! The same transaction marks the older pending deliveries of each resource superseded, so no
 //! instance can send an older state after a newer one.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 use diesel::prelude::*;
-use diesel::sql_types::{BigInt, Text};
+use diesel::sql_types::{Array, BigInt, Text};
 use diesel_async::RunQueryDsl;
 use shop_domain::Timestamp;
 use shop_domain::id::{DeliveryId, EventId};
@@ -20,6 +22,7 @@ use super::{PairRow, is_pending, pairs_by_endpoint};
 use crate::database::impl_for_each_backend;
 use crate::error::DbError;
 use crate::schema::{webhook_deliveries, webhook_endpoints, webhook_events, webhook_inflight};
+use crate::sql::kept_prepared::KeptPrepared;
 
 /// What a claim reads of its endpoint: where to send, and with which secrets.
 #[derive(Queryable)]
@@ -40,15 +43,6 @@ struct Pending {
     resource: String,
     event_seq: i64,
     attempts: i32,
-}
-
-#[derive(Insertable)]
-#[diesel(table_name = webhook_inflight)]
-struct ClaimRow<'a> {
-    endpoint_id: &'a str,
-    resource: &'a str,
-    claimed_by: &'a str,
-    claimed_until_ms: i64,
 }
 
 pub(super) trait ClaimQueries {
@@ -84,26 +78,14 @@ impl_for_each_backend! {
                 .collect::<BTreeSet<_>>()
                 .into_iter()
                 .collect();
-            // Any expired claim of these endpoints may go: its instance died, or is past the
-            // margin in which a slow one keeps what it took.
-            diesel::delete(
-                webhook_inflight::table
-                    .filter(webhook_inflight::endpoint_id.eq_any(&endpoints))
-                    .filter(webhook_inflight::claimed_until_ms.lt(now.millis())),
-            )
-            .execute(&mut *self)
-            .await?;
-            let rows: Vec<ClaimRow<'_>> = work
+            let pairs: Vec<(&str, &str)> = work
                 .iter()
-                .map(|w| ClaimRow {
-                    endpoint_id: w.endpoint_id.as_str(),
-                    resource: w.resource.as_str(),
-                    claimed_by: instance,
-                    claimed_until_ms: until.millis(),
-                })
+                .map(|w| (w.endpoint_id.as_str(), w.resource.as_str()))
                 .collect();
-            // The pairs inserted are the ones taken: a pair claimed already inserts nothing.
-            let taken: HashSet<(String, String)> = self.insert_claims(&rows).await?.into_iter().collect();
+            // The pairs inserted or taken over are the ones taken: a pair another instance
+            // holds (its claim still live) is left alone.
+            let taken: HashSet<(String, String)> =
+                self.insert_claims(&pairs, instance, until, now).await?.into_iter().collect();
             if taken.is_empty() {
                 return Ok(Vec::new());
             }
@@ -213,12 +195,27 @@ impl_for_each_backend! {
     }
 }
 
-/// Inserts claims, leaving alone a pair claimed already; returns the pairs inserted.
+/// Claims `pairs` for `instance` until `until`: inserts each, or takes over its expired claim
+/// (claimed until before `now`), leaving alone a pair whose claim is live; returns the pairs
+/// taken.
 trait InsertsClaims {
     fn insert_claims(
         &mut self,
-        rows: &[ClaimRow<'_>],
+        pairs: &[(&str, &str)],
+        instance: &str,
+        until: Timestamp,
+        now: Timestamp,
     ) -> impl Future<Output = Result<Vec<(String, String)>, DbError>> + Send;
+}
+
+/// What a conflicting claim becomes when it has expired (the time follows it): the same on
+/// both databases.
+macro_rules! take_over_expired {
+    () => {
+        "ON CONFLICT (endpoint_id, resource) DO UPDATE \
+         SET claimed_by = excluded.claimed_by, claimed_until_ms = excluded.claimed_until_ms \
+         WHERE webhook_inflight.claimed_until_ms < "
+    };
 }
 
 /// SQLite: one statement written out (diesel's batch insert is not available on SQLite's
@@ -226,46 +223,70 @@ trait InsertsClaims {
 impl<R: crate::database::SqliteRunner> InsertsClaims for crate::database::SqliteOn<R> {
     async fn insert_claims(
         &mut self,
-        rows: &[ClaimRow<'_>],
+        pairs: &[(&str, &str)],
+        instance: &str,
+        until: Timestamp,
+        now: Timestamp,
     ) -> Result<Vec<(String, String)>, DbError> {
-        if rows.is_empty() {
+        if pairs.is_empty() {
             return Ok(Vec::new());
         }
         let mut insert = diesel::sql_query(format!(
             "INSERT INTO webhook_inflight (endpoint_id, resource, claimed_by, claimed_until_ms) \
-             VALUES {} ON CONFLICT (endpoint_id, resource) DO NOTHING \
-             RETURNING endpoint_id, resource",
-            crate::sql::values_rows::placeholders(rows.len(), 4)
+             VALUES {} {} ? RETURNING endpoint_id, resource",
+            crate::sql::values_rows::placeholders(pairs.len(), 4),
+            take_over_expired!()
         ))
         .into_boxed::<diesel::sqlite::Sqlite>();
-        for row in rows {
+        for (endpoint, resource) in pairs {
             insert = insert
-                .bind::<Text, _>(row.endpoint_id)
-                .bind::<Text, _>(row.resource)
-                .bind::<Text, _>(row.claimed_by)
-                .bind::<BigInt, _>(row.claimed_until_ms);
+                .bind::<Text, _>(*endpoint)
+                .bind::<Text, _>(*resource)
+                .bind::<Text, _>(instance)
+                .bind::<BigInt, _>(until.millis());
         }
-        let inserted: Vec<PairRow> = insert.load(self).await?;
-        Ok(inserted
+        let taken: Vec<PairRow> = insert.bind::<BigInt, _>(now.millis()).load(self).await?;
+        Ok(taken
             .into_iter()
             .map(|pair| (pair.endpoint_id, pair.resource))
             .collect())
     }
 }
 
-/// PostgreSQL: one statement for the batch.
+/// PostgreSQL: one statement over arrays, whatever the batch's size, so that it stays
+/// prepared (a statement prepared anew costs a round trip more, and a plan).
 impl InsertsClaims for diesel_async::AsyncPgConnection {
     async fn insert_claims(
         &mut self,
-        rows: &[ClaimRow<'_>],
+        pairs: &[(&str, &str)],
+        instance: &str,
+        until: Timestamp,
+        now: Timestamp,
     ) -> Result<Vec<(String, String)>, DbError> {
-        Ok(diesel::insert_into(webhook_inflight::table)
-            .values(rows)
-            .on_conflict((webhook_inflight::endpoint_id, webhook_inflight::resource))
-            .do_nothing()
-            .returning((webhook_inflight::endpoint_id, webhook_inflight::resource))
-            .get_results(self)
-            .await?)
+        if pairs.is_empty() {
+            return Ok(Vec::new());
+        }
+        let (endpoints, resources): (Vec<&str>, Vec<&str>) = pairs.iter().copied().unzip();
+        let taken: Vec<PairRow> = KeptPrepared(
+            diesel::sql_query(concat!(
+                "INSERT INTO webhook_inflight (endpoint_id, resource, claimed_by, claimed_until_ms) \
+                 SELECT c.endpoint_id, c.resource, $3, $4 \
+                 FROM unnest($1::text[], $2::text[]) AS c (endpoint_id, resource) ",
+                take_over_expired!(),
+                "$5 RETURNING endpoint_id, resource"
+            ))
+            .bind::<Array<Text>, _>(endpoints)
+            .bind::<Array<Text>, _>(resources)
+            .bind::<Text, _>(instance)
+            .bind::<BigInt, _>(until.millis())
+            .bind::<BigInt, _>(now.millis()),
+        )
+        .load(self)
+        .await?;
+        Ok(taken
+            .into_iter()
+            .map(|pair| (pair.endpoint_id, pair.resource))
+            .collect())
     }
 }
 

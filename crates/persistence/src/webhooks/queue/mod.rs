@@ -14,7 +14,7 @@ use std::collections::BTreeMap;
 use std::time::Duration;
 
 use async_trait::async_trait;
-use diesel::dsl::{exists, min, sql};
+use diesel::dsl::sql;
 use diesel::prelude::*;
 use diesel::sql_types::Bool;
 use diesel_async::RunQueryDsl;
@@ -25,11 +25,9 @@ use shop_ports::port::{AttemptRecord, ClaimRoom, DeliveryQueue, DueWork, Turn};
 
 use crate::database::{Database, Pool, in_transaction, with_conn};
 use crate::error::DbError;
-use crate::schema::{
-    webhook_attempts, webhook_deliveries, webhook_endpoints, webhook_events, webhook_inflight,
-};
+use crate::schema::{webhook_attempts, webhook_deliveries, webhook_events, webhook_inflight};
 use claim::ClaimQueries;
-use head::{PendingEndpoints, ReadsQueueHeads};
+use head::{NextRetry, PendingEndpoints, ReadsQueueHeads};
 use record::RecordQueries;
 
 /// `status = 'pending'`, written as a literal so that the planners (SQLite's and a generic
@@ -141,23 +139,35 @@ async fn due_work<C>(
     now: Timestamp,
 ) -> Result<Vec<DueWork>, DbError>
 where
-    C: PendingEndpoints + ReadsQueueHeads + Send,
+    C: ReadsQueueHeads + Send,
 {
-    let mut open = Vec::new();
-    for endpoint in conn.pending_endpoints().await? {
-        if room.has_room_for(&stored_endpoint_id(&endpoint)?) {
-            open.push(endpoint);
-        }
-    }
+    let full: Vec<String> = room
+        .full_endpoints()
+        .map(|endpoint| endpoint.as_str().to_owned())
+        .collect();
     let rows = i64::try_from(room.per_endpoint.saturating_mul(ROWS_PER_PAIR)).unwrap_or(i64::MAX);
     let mut due = Vec::new();
-    for pair in conn.queue_heads(&open, now, rows).await? {
+    for pair in conn.queue_heads(&full, now, rows).await? {
         due.push(DueWork {
             endpoint_id: stored_endpoint_id(&pair.endpoint_id)?,
             resource: pair.resource,
         });
     }
     Ok(due)
+}
+
+/// The earliest retry after `now` of the enabled endpoints' pending deliveries.
+async fn earliest_retry<C>(conn: &mut C, now: Timestamp) -> Result<Option<i64>, DbError>
+where
+    C: PendingEndpoints + NextRetry + Send,
+{
+    let mut earliest: Option<i64> = None;
+    for endpoint in conn.pending_endpoints().await? {
+        if let Some(at) = conn.next_retry(&endpoint, now).await? {
+            earliest = Some(earliest.map_or(at, |e| e.min(at)));
+        }
+    }
+    Ok(earliest)
 }
 
 #[async_trait]
@@ -232,18 +242,8 @@ impl DeliveryQueue for Database {
     }
 
     async fn next_due(&self, now: Timestamp) -> Result<Option<Timestamp>, StoreError> {
-        let next: Option<i64> = with_conn!(self, |conn| {
-            let enabled = webhook_endpoints::table
-                .filter(webhook_endpoints::id.eq(webhook_deliveries::endpoint_id))
-                .filter(webhook_endpoints::status.eq("enabled"));
-            webhook_deliveries::table
-                .filter(is_pending())
-                .filter(webhook_deliveries::next_attempt_at_ms.gt(now.millis()))
-                .filter(exists(enabled))
-                .select(min(webhook_deliveries::next_attempt_at_ms))
-                .first::<Option<i64>>(conn)
-                .await
-        })?;
+        // Endpoint by endpoint, as the heads are read: a seek each, whatever the backlog.
+        let next = on_queue_connection!(self, |conn| earliest_retry(conn, now).await)?;
         Ok(next.map(Timestamp::from_millis))
     }
 
@@ -271,6 +271,14 @@ impl DeliveryQueue for Database {
             .await?;
             diesel::delete(
                 webhook_deliveries::table.filter(webhook_deliveries::event_seq.eq_any(old_events)),
+            )
+            .execute(&mut *conn)
+            .await?;
+            // Claims left by an instance that died, of pairs with nothing pending any more
+            // (any other is taken over when its pair falls due again: `claim.rs`).
+            diesel::delete(
+                webhook_inflight::table
+                    .filter(webhook_inflight::claimed_until_ms.lt(before.millis())),
             )
             .execute(&mut *conn)
             .await?;

@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 
 use diesel::prelude::*;
-use diesel::sql_types::{BigInt, Integer, Nullable, Text};
+use diesel::sql_types::{Array, BigInt, Integer, Nullable, Text};
 use diesel_async::RunQueryDsl;
 use shop_domain::Timestamp;
 use shop_domain::webhook::{DeliveryStatus, EndpointHealth};
@@ -15,11 +15,10 @@ use super::claim::ClaimQueries;
 use super::{is_pending, pairs_by_endpoint};
 use crate::database::impl_for_each_backend;
 use crate::error::DbError;
-use crate::schema::{webhook_attempts, webhook_deliveries, webhook_endpoints};
+use crate::schema::{webhook_deliveries, webhook_endpoints};
+use crate::sql::kept_prepared::KeptPrepared;
 
-#[derive(Insertable)]
-#[diesel(table_name = webhook_attempts)]
-#[diesel(treat_none_as_default_value = false)]
+/// An attempt's row, bound column by column (SQLite) or as arrays (PostgreSQL).
 struct AttemptRow<'a> {
     id: &'a str,
     delivery_id: &'a str,
@@ -221,13 +220,38 @@ impl<R: crate::database::SqliteRunner> InsertsAttempts for crate::database::Sqli
     }
 }
 
-/// PostgreSQL: one statement for the batch.
+/// PostgreSQL: one statement over arrays, whatever the batch's size, so that it stays
+/// prepared (a statement prepared anew costs a round trip more, and a plan).
 impl InsertsAttempts for diesel_async::AsyncPgConnection {
     async fn insert_attempts(&mut self, rows: &[AttemptRow<'_>]) -> Result<(), DbError> {
-        diesel::insert_into(webhook_attempts::table)
-            .values(rows)
-            .execute(self)
-            .await?;
+        if rows.is_empty() {
+            return Ok(());
+        }
+        KeptPrepared(
+            diesel::sql_query(
+                "INSERT INTO webhook_attempts (id, delivery_id, endpoint_id, attempt, status, \
+                 response_status, duration_ms, error, response_excerpt, created_at_ms) \
+                 SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::int4[], \
+                 $5::text[], $6::int4[], $7::int8[], $8::text[], $9::text[], $10::int8[])",
+            )
+            .bind::<Array<Text>, _>(column(rows, |row| row.id))
+            .bind::<Array<Text>, _>(column(rows, |row| row.delivery_id))
+            .bind::<Array<Text>, _>(column(rows, |row| row.endpoint_id))
+            .bind::<Array<Integer>, _>(column(rows, |row| row.attempt))
+            .bind::<Array<Text>, _>(column(rows, |row| row.status))
+            .bind::<Array<Nullable<Integer>>, _>(column(rows, |row| row.response_status))
+            .bind::<Array<BigInt>, _>(column(rows, |row| row.duration_ms))
+            .bind::<Array<Nullable<Text>>, _>(column(rows, |row| row.error))
+            .bind::<Array<Text>, _>(column(rows, |row| row.response_excerpt))
+            .bind::<Array<BigInt>, _>(column(rows, |row| row.created_at_ms)),
+        )
+        .execute(self)
+        .await?;
         Ok(())
     }
+}
+
+/// One column of the batch, as an array to bind.
+fn column<'a, T>(rows: &[AttemptRow<'a>], value: impl Fn(&AttemptRow<'a>) -> T) -> Vec<T> {
+    rows.iter().map(value).collect()
 }
