@@ -1,6 +1,8 @@
 //! The outbox: a write's events, appended in the write's own transaction, so that a change
-//! that rolls back has none and a committed one is never lost. Each event is fanned out at
-//! once to the shop's enabled endpoints that receive its type (one `INSERT … SELECT`), and
+//! that rolls back has none and a committed one is never lost. Each event goes to the shop's
+//! endpoints enabled at its commit that receive its type: on PostgreSQL its deliveries are
+//! queued in the same transaction (one `INSERT … SELECT`); on SQLite the event names them
+//! and the workers queue the deliveries in their next turn (`QueuesDeliveries`). Then
 //! the workers are woken after the commit by [`Database::events_committed`] (this process's,
 //! and on PostgreSQL every instance's by a `NOTIFY` sent outside the write's transaction:
 //! see `webhooks/announce.rs`).
@@ -13,7 +15,7 @@ use std::sync::Arc;
 
 use diesel::dsl::sql;
 use diesel::prelude::*;
-use diesel::sql_types::{Integer, Text};
+use diesel::sql_types::{BigInt, Integer, Text};
 use diesel_async::RunQueryDsl;
 use shop_domain::Timestamp;
 use shop_domain::catalogue::Product;
@@ -26,6 +28,7 @@ use crate::catalogue::{CatalogueQueries, Selection};
 use crate::database::impl_for_each_backend;
 use crate::error::DbError;
 use crate::schema::{webhook_deliveries, webhook_endpoints, webhook_events};
+use crate::sql::kept_prepared::KeptPrepared;
 
 /// The PostgreSQL channel the workers `LISTEN` on.
 pub(crate) const CHANNEL: &str = "webhook_events";
@@ -130,46 +133,94 @@ impl_for_each_backend! {
         }
 
         async fn fan_out(&mut self, shop: &ShopId, seqs: &[i64]) -> Result<(), DbError> {
-            // The delivery's id: the event's position and the endpoint's id, unique and
-            // within the 64 characters of an id.
-            let delivery_id = "dlv_"
-                .into_sql::<Text>()
-                .concat(sql::<Text>("CAST(webhook_events.seq AS TEXT)"))
-                .concat("_")
-                .concat(webhook_endpoints::id);
-            let receives_it = webhook_endpoints::receives.like(
-                "%,".into_sql::<Text>()
-                    .concat(webhook_events::event_type)
-                    .concat(",%"),
-            );
-            let fan_out = webhook_events::table
-                .inner_join(
-                    webhook_endpoints::table.on(webhook_endpoints::shop_id
-                        .eq(webhook_events::shop_id)
-                        .and(webhook_endpoints::status.eq("enabled"))
-                        .and(receives_it)),
-                )
-                .filter(webhook_events::shop_id.eq(shop.as_str()))
-                .filter(webhook_events::seq.eq_any(seqs))
-                .select((
-                    delivery_id,
-                    webhook_events::shop_id,
-                    webhook_endpoints::id,
-                    webhook_events::seq,
-                    webhook_events::resource,
-                    "pending".into_sql::<Text>(),
-                    0.into_sql::<Integer>(),
-                    webhook_events::created_at_ms.nullable(),
-                    webhook_events::created_at_ms,
-                    webhook_events::created_at_ms,
-                ));
-            diesel::insert_into(webhook_deliveries::table)
-                .values(fan_out)
-                .into_columns(QUEUED_DELIVERY_COLUMNS)
-                .execute(self)
-                .await?;
-            Ok(())
+            self.queue_deliveries(shop, seqs).await
         }
+    }
+}
+
+/// How this transaction's events reach the endpoints that receive them, which differs by
+/// database (see the module's documentation).
+trait QueuesDeliveries {
+    fn queue_deliveries(
+        &mut self,
+        shop: &ShopId,
+        seqs: &[i64],
+    ) -> impl Future<Output = Result<(), DbError>> + Send;
+}
+
+/// PostgreSQL: the deliveries themselves, in the write's transaction (one `INSERT … SELECT`).
+/// Its events are not numbered in commit order, so no reader could tell later which
+/// events it has fanned out.
+impl QueuesDeliveries for diesel_async::AsyncPgConnection {
+    async fn queue_deliveries(&mut self, shop: &ShopId, seqs: &[i64]) -> Result<(), DbError> {
+        // The delivery's id: the event's position and the endpoint's id, unique and
+        // within the 64 characters of an id.
+        let delivery_id = "dlv_"
+            .into_sql::<Text>()
+            .concat(sql::<Text>("CAST(webhook_events.seq AS TEXT)"))
+            .concat("_")
+            .concat(webhook_endpoints::id);
+        let receives_it = webhook_endpoints::receives.like(
+            "%,".into_sql::<Text>()
+                .concat(webhook_events::event_type)
+                .concat(",%"),
+        );
+        let fan_out = webhook_events::table
+            .inner_join(
+                webhook_endpoints::table.on(webhook_endpoints::shop_id
+                    .eq(webhook_events::shop_id)
+                    .and(webhook_endpoints::status.eq("enabled"))
+                    .and(receives_it)),
+            )
+            .filter(webhook_events::shop_id.eq(shop.as_str()))
+            .filter(webhook_events::seq.eq_any(seqs))
+            .select((
+                delivery_id,
+                webhook_events::shop_id,
+                webhook_endpoints::id,
+                webhook_events::seq,
+                webhook_events::resource,
+                "pending".into_sql::<Text>(),
+                0.into_sql::<Integer>(),
+                webhook_events::created_at_ms.nullable(),
+                webhook_events::created_at_ms,
+                webhook_events::created_at_ms,
+            ));
+        diesel::insert_into(webhook_deliveries::table)
+            .values(fan_out)
+            .into_columns(QUEUED_DELIVERY_COLUMNS)
+            .execute(self)
+            .await?;
+        Ok(())
+    }
+}
+
+/// SQLite: each event names its receivers as of this commit (a column of its row, already
+/// written), and the workers queue the deliveries in their next turn, in batches
+/// (`webhooks/queue/fan_out.rs`). One writer at a time numbers the events in commit order,
+/// so the workers' cursor misses none; and the adjustment writes no row per endpoint, which
+/// on SQLite's one writer cost every write its share (docs/PERFORMANCE.md, "Webhooks").
+/// This transaction's events are numbered `min..=max` of `seqs`: no other writer ran between.
+impl<R: crate::database::SqliteRunner> QueuesDeliveries for crate::database::SqliteOn<R> {
+    async fn queue_deliveries(&mut self, shop: &ShopId, seqs: &[i64]) -> Result<(), DbError> {
+        let (Some(first), Some(last)) = (seqs.iter().min(), seqs.iter().max()) else {
+            return Ok(());
+        };
+        KeptPrepared(
+            diesel::sql_query(
+                "UPDATE webhook_events SET receivers = ( \
+                     SELECT group_concat(e.id) FROM webhook_endpoints e \
+                     WHERE e.shop_id = webhook_events.shop_id AND e.status = 'enabled' \
+                       AND e.receives LIKE '%,' || webhook_events.type || ',%') \
+                 WHERE shop_id = ? AND seq BETWEEN ? AND ?",
+            )
+            .bind::<Text, _>(shop.as_str())
+            .bind::<BigInt, _>(*first)
+            .bind::<BigInt, _>(*last),
+        )
+        .execute(self)
+        .await?;
+        Ok(())
     }
 }
 

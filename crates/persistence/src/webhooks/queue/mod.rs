@@ -7,6 +7,7 @@
 //! names that status as a literal, which a bound parameter is not ([`is_pending`]).
 
 mod claim;
+mod fan_out;
 mod head;
 mod record;
 
@@ -27,6 +28,7 @@ use crate::database::{Database, Pool, in_transaction, with_conn};
 use crate::error::DbError;
 use crate::schema::{webhook_attempts, webhook_deliveries, webhook_events, webhook_inflight};
 use claim::ClaimQueries;
+use fan_out::DeferredFanOut;
 use head::{NextRetry, PendingEndpoints, ReadsQueueHeads};
 use record::RecordQueries;
 
@@ -188,22 +190,32 @@ impl DeliveryQueue for Database {
                 return Ok(Turn::default());
             }
             // Nothing to record: the heads are read outside a transaction, and one is begun
-            // only to claim something. A wake-up that finds nothing costs two reads.
-            let due = on_queue_connection!(self, |conn| due_work(conn, room, now).await)?;
+            // only to claim something, or to queue the deliveries of new events (SQLite). A
+            // wake-up that finds nothing costs a few reads.
+            let due = on_queue_connection!(self, |conn| {
+                if conn.fan_out_behind().await? {
+                    Ok::<_, DbError>(None)
+                } else {
+                    due_work(conn, room, now).await.map(Some)
+                }
+            })?;
             phases.read = began.elapsed();
-            let nothing_due = due.is_empty();
-            let selected = room.select(due);
-            if selected.is_empty() {
-                return Ok(Turn {
-                    claimed: Vec::new(),
-                    nothing_due,
-                });
+            if let Some(due) = due {
+                let nothing_due = due.is_empty();
+                let selected = room.select(due);
+                if selected.is_empty() {
+                    return Ok(Turn {
+                        claimed: Vec::new(),
+                        nothing_due,
+                    });
+                }
+                read_first = Some(selected);
             }
-            read_first = Some(selected);
         }
         let timing = &mut phases;
         let turn: Result<Turn, DbError> = in_queue_transaction!(self, |conn| {
             timing.began = began.elapsed();
+            conn.fan_out().await?;
             if !ended.is_empty() {
                 conn.record_batch(ended, instance).await?;
             }
@@ -295,14 +307,19 @@ impl DeliveryQueue for Database {
 #[cfg(test)]
 impl Database {
     /// The pairs a turn with room for everything would find due at `now`, each once, in the
-    /// order it would take them; claims nothing.
+    /// order it would take them (the deliveries of new events queued first, as a turn
+    /// does); claims nothing.
     pub(crate) async fn due_pairs(&self, now: Timestamp) -> Result<Vec<DueWork>, DbError> {
         let room = ClaimRoom {
             total: usize::MAX,
             per_endpoint: 64,
             ..ClaimRoom::default()
         };
-        let due = with_conn!(self, |conn| due_work(conn, &room, now).await)?;
+        let reading = &room;
+        let due = in_queue_transaction!(self, |conn| {
+            conn.fan_out().await?;
+            due_work(conn, reading, now).await
+        })?;
         Ok(room.select(due))
     }
 }

@@ -1,0 +1,76 @@
+//! The deliveries SQLite queues in the workers' turn: those of the events committed since the
+//! last turn, to the endpoints each event named at its commit (`webhooks/outbox.rs`), in one
+//! `INSERT … SELECT` for the batch. PostgreSQL queued them in the write's transaction and has
+//! nothing to do here.
+
+use diesel::sql_types::Bool;
+use diesel_async::RunQueryDsl;
+
+use crate::error::DbError;
+use crate::sql::kept_prepared::KeptPrepared;
+
+pub(super) trait DeferredFanOut {
+    /// Whether events committed since the last turn still wait for their deliveries.
+    fn fan_out_behind(&mut self) -> impl Future<Output = Result<bool, DbError>> + Send;
+
+    /// Queues those deliveries and moves the cursor past their events; runs in the turn's
+    /// transaction.
+    fn fan_out(&mut self) -> impl Future<Output = Result<(), DbError>> + Send;
+}
+
+#[derive(diesel::QueryableByName)]
+struct Behind {
+    #[diesel(sql_type = Bool)]
+    behind: bool,
+}
+
+impl<R: crate::database::SqliteRunner> DeferredFanOut for crate::database::SqliteOn<R> {
+    async fn fan_out_behind(&mut self) -> Result<bool, DbError> {
+        let row: Behind = KeptPrepared(diesel::sql_query(
+            "SELECT (SELECT coalesce(max(seq), 0) FROM webhook_events) > through_seq AS behind \
+             FROM webhook_fan_out",
+        ))
+        .get_result(self)
+        .await?;
+        Ok(row.behind)
+    }
+
+    async fn fan_out(&mut self) -> Result<(), DbError> {
+        if !self.fan_out_behind().await? {
+            return Ok(());
+        }
+        // The delivery's id is the one the write's own fan-out gives (PostgreSQL) and a
+        // recovery gives: an event recovered before this turn is not queued twice.
+        KeptPrepared(diesel::sql_query(
+            "INSERT INTO webhook_deliveries (id, shop_id, endpoint_id, event_seq, resource, \
+             status, attempts, next_attempt_at_ms, created_at_ms, updated_at_ms) \
+             SELECT 'dlv_' || ev.seq || '_' || e.id, ev.shop_id, e.id, ev.seq, ev.resource, \
+                    'pending', 0, ev.created_at_ms, ev.created_at_ms, ev.created_at_ms \
+             FROM webhook_fan_out f \
+             JOIN webhook_events ev ON ev.seq > f.through_seq AND ev.receivers IS NOT NULL \
+             JOIN webhook_endpoints e ON e.shop_id = ev.shop_id \
+              AND instr(',' || ev.receivers || ',', ',' || e.id || ',') > 0 \
+             WHERE f.id = 1 \
+             ON CONFLICT (id) DO NOTHING",
+        ))
+        .execute(&mut *self)
+        .await?;
+        KeptPrepared(diesel::sql_query(
+            "UPDATE webhook_fan_out SET through_seq = \
+             (SELECT coalesce(max(seq), 0) FROM webhook_events) WHERE id = 1",
+        ))
+        .execute(self)
+        .await?;
+        Ok(())
+    }
+}
+
+impl DeferredFanOut for diesel_async::AsyncPgConnection {
+    async fn fan_out_behind(&mut self) -> Result<bool, DbError> {
+        Ok(false)
+    }
+
+    async fn fan_out(&mut self) -> Result<(), DbError> {
+        Ok(())
+    }
+}

@@ -1,0 +1,2 @@
+DROP TABLE webhook_fan_out;
+ALTER TABLE webhook_events DROP COLUMN receivers;
