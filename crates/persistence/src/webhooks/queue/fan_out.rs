@@ -39,8 +39,10 @@ impl<R: crate::database::SqliteRunner> DeferredFanOut for crate::database::Sqlit
         if !self.fan_out_behind().await? {
             return Ok(());
         }
-        // The delivery's id is the one the write's own fan-out gives (PostgreSQL) and a
-        // recovery gives: an event recovered before this turn is not queued twice.
+        // Every event past the cursor in one statement: at most what the writes since the
+        // last turn wrote (an import's transaction the most), streamed inside SQLite. The
+        // delivery's id is the one PostgreSQL's fan-out and a recovery give: an event
+        // recovered before this turn is not queued twice.
         KeptPrepared(diesel::sql_query(
             "INSERT INTO webhook_deliveries (id, shop_id, endpoint_id, event_seq, resource, \
              status, attempts, next_attempt_at_ms, created_at_ms, updated_at_ms) \
