@@ -284,7 +284,8 @@ pub trait DeliveryQueue: Send + Sync {
     /// with nothing pending any more, is left out.
     ///
     /// Each endpoint's head is read on its own, so that one endpoint's backlog never hides
-    /// another's due deliveries.
+    /// another's due deliveries. A store that queues deliveries after the events' commit
+    /// (SQLite) queues those of the events committed since the last turn first.
     async fn turn(
         &self,
         ended: &[AttemptRecord],
