@@ -9,3 +9,6 @@ CREATE TABLE webhook_fan_out (
     through_seq BIGINT NOT NULL
 );
 INSERT INTO webhook_fan_out (id, through_seq) SELECT 1, coalesce(max(seq), 0) FROM webhook_events;
+-- The events whose deliveries wait for the workers: only those with receivers, so that the
+-- writes of shops without enabled endpoints never make the workers write.
+CREATE INDEX webhook_events_receivers_seq ON webhook_events (seq) WHERE receivers IS NOT NULL;
