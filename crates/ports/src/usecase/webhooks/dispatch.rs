@@ -127,10 +127,15 @@ impl WebhookDispatcher {
                 self.prune_when_due(&mut pruned_at),
             )
             .await;
+            // Whatever ended (during the last turn, or the first attempt of a cohort since):
+            // the others, started by the same turn, are a moment behind, and one turn
+            // records them all.
+            if !ended.is_empty() {
+                self.gather(&mut in_flight, &mut ended).await;
+            }
             let end = self.turn(&mut in_flight, &mut ended, &mut busy, true).await;
             // Attempts that ended during the turn are recorded by the next one, at once.
             if !ended.is_empty() && !matches!(end, TurnEnd::Failed) {
-                self.gather(&mut in_flight, &mut ended).await;
                 continue;
             }
             let wait = match end {
@@ -147,20 +152,12 @@ impl WebhookDispatcher {
                 if let Either::Left(_) = select(stop.as_mut(), wake).await {
                     break;
                 }
-                continue;
-            }
-            let attempt_ended = match select(stop.as_mut(), select(in_flight.next(), wake)).await {
-                Either::Left(_) => break,
-                Either::Right((Either::Left((Some(record), _)), _)) => {
-                    ended.push(record);
-                    true
+            } else {
+                match select(stop.as_mut(), select(in_flight.next(), wake)).await {
+                    Either::Left(_) => break,
+                    Either::Right((Either::Left((Some(record), _)), _)) => ended.push(record),
+                    Either::Right(_) => {}
                 }
-                Either::Right(_) => false,
-            };
-            // The first of a cohort to end: the others, started by the same turn, are a
-            // moment behind it, and one turn records them all.
-            if attempt_ended {
-                self.gather(&mut in_flight, &mut ended).await;
             }
         }
         while let Some(record) = in_flight.next().await {
