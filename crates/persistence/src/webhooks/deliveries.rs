@@ -39,6 +39,48 @@ pub(crate) const QUEUED_DELIVERY_COLUMNS: (
     webhook_deliveries::updated_at_ms,
 );
 
+/// `queue_fanned_out!(conn, on: join, events: filter)`: the `INSERT … SELECT` of a pending
+/// delivery for each (event, endpoint) pair that `join` matches, among the events `filter`
+/// keeps. Both databases' fan-outs run it (PostgreSQL at the write, SQLite in the workers'
+/// turn: `webhooks/outbox.rs`, `webhooks/queue/fan_out.rs`), kept prepared: the callers'
+/// SQL never varies. A delivery queued already (by a recovery) is left as it is.
+macro_rules! queue_fanned_out {
+    ($conn:expr, on: $join:expr, events: $filter:expr) => {{
+        use diesel::prelude::*;
+        use diesel::sql_types::{Integer, Text};
+        // The delivery's id: the event's position and the endpoint's id, unique and
+        // within the 64 characters of an id.
+        let delivery_id = "dlv_"
+            .into_sql::<Text>()
+            .concat(diesel::dsl::sql::<Text>("CAST(webhook_events.seq AS TEXT)"))
+            .concat("_")
+            .concat($crate::schema::webhook_endpoints::id);
+        let pairs = $crate::schema::webhook_events::table
+            .inner_join($crate::schema::webhook_endpoints::table.on($join))
+            .filter($filter)
+            .select((
+                delivery_id,
+                $crate::schema::webhook_events::shop_id,
+                $crate::schema::webhook_endpoints::id,
+                $crate::schema::webhook_events::seq,
+                $crate::schema::webhook_events::resource,
+                "pending".into_sql::<Text>(),
+                0.into_sql::<Integer>(),
+                $crate::schema::webhook_events::created_at_ms.nullable(),
+                $crate::schema::webhook_events::created_at_ms,
+                $crate::schema::webhook_events::created_at_ms,
+            ));
+        $crate::sql::kept_prepared::KeptPrepared(
+            diesel::insert_into($crate::schema::webhook_deliveries::table)
+                .values(pairs)
+                .into_columns($crate::webhooks::deliveries::QUEUED_DELIVERY_COLUMNS)
+                .on_conflict_do_nothing(),
+        )
+        .execute($conn)
+    }};
+}
+pub(crate) use queue_fanned_out;
+
 pub(crate) trait DeliveryQueries {
     /// Deletes an endpoint's attempts and deliveries (before the endpoint itself).
     fn delete_of_endpoint(

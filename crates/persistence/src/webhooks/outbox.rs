@@ -13,9 +13,8 @@
 
 use std::sync::Arc;
 
-use diesel::dsl::sql;
 use diesel::prelude::*;
-use diesel::sql_types::{BigInt, Integer, Text};
+use diesel::sql_types::{BigInt, Text};
 use diesel_async::RunQueryDsl;
 use shop_domain::Timestamp;
 use shop_domain::catalogue::Product;
@@ -23,11 +22,11 @@ use shop_domain::id::{EventId, ProductId, ShopId, VariantId};
 use shop_domain::webhook::{EventData, EventType, NewEvent, StockCause, stock_entry_of};
 use shop_ports::port::{EventRenderer, IdGenerator};
 
-use super::deliveries::QUEUED_DELIVERY_COLUMNS;
+use super::deliveries::queue_fanned_out;
 use crate::catalogue::{CatalogueQueries, Selection};
 use crate::database::impl_for_each_backend;
 use crate::error::DbError;
-use crate::schema::{webhook_deliveries, webhook_endpoints, webhook_events};
+use crate::schema::{webhook_endpoints, webhook_events};
 use crate::sql::kept_prepared::KeptPrepared;
 
 /// The PostgreSQL channel the workers `LISTEN` on.
@@ -153,44 +152,22 @@ trait QueuesDeliveries {
 /// events it has fanned out.
 impl QueuesDeliveries for diesel_async::AsyncPgConnection {
     async fn queue_deliveries(&mut self, shop: &ShopId, seqs: &[i64]) -> Result<(), DbError> {
-        // The delivery's id: the event's position and the endpoint's id, unique and
-        // within the 64 characters of an id.
-        let delivery_id = "dlv_"
-            .into_sql::<Text>()
-            .concat(sql::<Text>("CAST(webhook_events.seq AS TEXT)"))
-            .concat("_")
-            .concat(webhook_endpoints::id);
         let receives_it = webhook_endpoints::receives.like(
             "%,".into_sql::<Text>()
                 .concat(webhook_events::event_type)
                 .concat(",%"),
         );
-        let fan_out = webhook_events::table
-            .inner_join(
-                webhook_endpoints::table.on(webhook_endpoints::shop_id
-                    .eq(webhook_events::shop_id)
-                    .and(webhook_endpoints::status.eq("enabled"))
-                    .and(receives_it)),
-            )
-            .filter(webhook_events::shop_id.eq(shop.as_str()))
-            .filter(webhook_events::seq.eq_any(seqs))
-            .select((
-                delivery_id,
-                webhook_events::shop_id,
-                webhook_endpoints::id,
-                webhook_events::seq,
-                webhook_events::resource,
-                "pending".into_sql::<Text>(),
-                0.into_sql::<Integer>(),
-                webhook_events::created_at_ms.nullable(),
-                webhook_events::created_at_ms,
-                webhook_events::created_at_ms,
-            ));
-        diesel::insert_into(webhook_deliveries::table)
-            .values(fan_out)
-            .into_columns(QUEUED_DELIVERY_COLUMNS)
-            .execute(self)
-            .await?;
+        queue_fanned_out!(
+            self,
+            on: webhook_endpoints::shop_id
+                .eq(webhook_events::shop_id)
+                .and(webhook_endpoints::status.eq("enabled"))
+                .and(receives_it),
+            events: webhook_events::shop_id
+                .eq(shop.as_str())
+                .and(webhook_events::seq.eq_any(seqs))
+        )
+        .await?;
         Ok(())
     }
 }

@@ -3,11 +3,14 @@
 //! `INSERT … SELECT` for the batch. PostgreSQL queued them in the write's transaction and has
 //! nothing to do here.
 
+use diesel::dsl::sql;
 use diesel::sql_types::Bool;
 use diesel_async::RunQueryDsl;
 
 use crate::error::DbError;
+use crate::schema::{webhook_endpoints, webhook_events};
 use crate::sql::kept_prepared::KeptPrepared;
+use crate::webhooks::deliveries::queue_fanned_out;
 
 pub(super) trait DeferredFanOut {
     /// Whether events committed since the last turn still wait for their deliveries.
@@ -43,22 +46,18 @@ impl<R: crate::database::SqliteRunner> DeferredFanOut for crate::database::Sqlit
             return Ok(());
         }
         // Every event past the cursor in one statement: at most what the writes since the
-        // last turn wrote (an import's transaction the most), streamed inside SQLite. The
-        // delivery's id is the one PostgreSQL's fan-out and a recovery give: an event
-        // recovered before this turn is not queued twice.
-        KeptPrepared(diesel::sql_query(
-            "INSERT INTO webhook_deliveries (id, shop_id, endpoint_id, event_seq, resource, \
-             status, attempts, next_attempt_at_ms, created_at_ms, updated_at_ms) \
-             SELECT 'dlv_' || ev.seq || '_' || e.id, ev.shop_id, e.id, ev.seq, ev.resource, \
-                    'pending', 0, ev.created_at_ms, ev.created_at_ms, ev.created_at_ms \
-             FROM webhook_fan_out f \
-             JOIN webhook_events ev ON ev.seq > f.through_seq AND ev.receivers IS NOT NULL \
-             JOIN webhook_endpoints e ON e.shop_id = ev.shop_id \
-              AND instr(',' || ev.receivers || ',', ',' || e.id || ',') > 0 \
-             WHERE f.id = 1 \
-             ON CONFLICT (id) DO NOTHING",
-        ))
-        .execute(&mut *self)
+        // last turn wrote (an import's transaction the most), streamed inside SQLite.
+        queue_fanned_out!(
+            &mut *self,
+            on: webhook_endpoints::shop_id.eq(webhook_events::shop_id).and(sql::<Bool>(
+                "instr(',' || webhook_events.receivers || ',', \
+                 ',' || webhook_endpoints.id || ',') > 0"
+            )),
+            events: sql::<Bool>(
+                "webhook_events.receivers IS NOT NULL AND webhook_events.seq > \
+                 (SELECT through_seq FROM webhook_fan_out WHERE id = 1)"
+            )
+        )
         .await?;
         KeptPrepared(diesel::sql_query(
             "UPDATE webhook_fan_out SET through_seq = \
