@@ -747,3 +747,77 @@ async fn one_endpoints_backlog_never_hides_another_endpoints_due_delivery() {
         );
     }
 }
+
+/// The rows the queue holds of `endpoint`: its attempts, deliveries and claims.
+async fn queue_rows_of(db: &Database, endpoint: &str) -> (i64, i64, i64) {
+    use crate::schema::{webhook_attempts, webhook_deliveries, webhook_inflight};
+    use diesel::prelude::*;
+    use diesel_async::RunQueryDsl;
+    let counted: Result<(i64, i64, i64), DbError> = in_transaction!(db, |conn| {
+        let attempts = webhook_attempts::table
+            .filter(webhook_attempts::endpoint_id.eq(endpoint))
+            .count()
+            .get_result(&mut *conn)
+            .await?;
+        let deliveries = webhook_deliveries::table
+            .filter(webhook_deliveries::endpoint_id.eq(endpoint))
+            .count()
+            .get_result(&mut *conn)
+            .await?;
+        let claims = webhook_inflight::table
+            .filter(webhook_inflight::endpoint_id.eq(endpoint))
+            .count()
+            .get_result(&mut *conn)
+            .await?;
+        Ok((attempts, deliveries, claims))
+    });
+    counted.unwrap()
+}
+
+#[tokio::test]
+async fn an_attempt_that_ends_after_its_endpoints_deletion_leaves_nothing_behind() {
+    for t in test_databases().await {
+        let db = with_outbox(&t);
+        let (a, _) = keyed_shops(&db).await;
+        store_products(
+            &db,
+            &a,
+            vec![imported(product("p1")), imported(product("p2"))],
+        )
+        .await;
+        create(&db, new_endpoint(&a, "we_gone", &["stock.updated"])).await;
+        create(&db, new_endpoint(&a, "we_kept", &["stock.updated"])).await;
+        db.adjust_stock(&adjustment(&a, "p1-v0", 1, 7_000))
+            .await
+            .unwrap();
+        let claimed = claim_due(&db, "one", at(8_000), at(60_000)).await.unwrap();
+        assert_eq!(claimed.len(), 2, "{}", t.backend());
+        let gone = WebhookEndpointId::parse("we_gone").unwrap();
+        assert!(db.delete_endpoint(&a.id, &gone).await.unwrap());
+        assert_eq!(queue_rows_of(&db, "we_gone").await, (0, 0, 0));
+
+        // Both attempts end after the deletion: the turn records the kept endpoint's only.
+        let ended: Vec<AttemptRecord> = claimed.iter().map(|c| success(c, 8_100)).collect();
+        record(&db, &ended, "one").await;
+        assert_eq!(
+            queue_rows_of(&db, "we_gone").await,
+            (0, 0, 0),
+            "no attempt, delivery or claim of a deleted endpoint: {}",
+            t.backend()
+        );
+        assert_eq!(
+            deliveries(&db, &a.id, "we_kept").await,
+            vec![(DeliveryStatus::Succeeded, Some(1))],
+            "{}",
+            t.backend()
+        );
+        // The queue goes on: the next change reaches the endpoint left, and only it.
+        db.adjust_stock(&adjustment(&a, "p2-v0", 1, 9_000))
+            .await
+            .unwrap();
+        assert_eq!(
+            due_at(&db, at(9_000)).await,
+            vec![pair("we_kept", "stock:p2-v0")]
+        );
+    }
+}

@@ -11,7 +11,7 @@ use shop_ports::port::DeliveryQuery;
 
 use crate::database::impl_for_each_backend;
 use crate::error::DbError;
-use crate::schema::{webhook_attempts, webhook_deliveries, webhook_events};
+use crate::schema::{webhook_attempts, webhook_deliveries, webhook_events, webhook_inflight};
 
 /// The columns an `INSERT … SELECT` of queued deliveries writes, in its `SELECT`'s order: the
 /// outbox's fan-out and a recovery.
@@ -82,7 +82,7 @@ macro_rules! queue_fanned_out {
 pub(crate) use queue_fanned_out;
 
 pub(crate) trait DeliveryQueries {
-    /// Deletes an endpoint's attempts and deliveries (before the endpoint itself).
+    /// Deletes an endpoint's attempts, deliveries and claims (before the endpoint itself).
     fn delete_of_endpoint(
         &mut self,
         endpoint: &WebhookEndpointId,
@@ -181,6 +181,9 @@ impl_for_each_backend! {
                 .execute(&mut *self)
                 .await?;
             diesel::delete(webhook_deliveries::table.filter(webhook_deliveries::endpoint_id.eq(endpoint.as_str())))
+                .execute(&mut *self)
+                .await?;
+            diesel::delete(webhook_inflight::table.filter(webhook_inflight::endpoint_id.eq(endpoint.as_str())))
                 .execute(&mut *self)
                 .await?;
             Ok(())

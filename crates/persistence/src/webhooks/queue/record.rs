@@ -107,15 +107,19 @@ impl_for_each_backend! {
                 ))
                 .load(&mut *self)
                 .await?;
-            for endpoint in stored {
-                let Some(made) = per_endpoint.get(endpoint.id.as_str()) else { continue };
+            // The endpoints still there once their rows are locked: one deleted meanwhile
+            // took its deliveries with it, and the attempts made to it are not recorded (no
+            // foreign key would refuse them: `migrations/postgres/2026-12-01-000000_*`).
+            let mut present: Vec<&str> = Vec::with_capacity(stored.len());
+            for endpoint in &stored {
+                let Some((&id, made)) = per_endpoint.get_key_value(endpoint.id.as_str()) else { continue };
                 let mut outcomes: Vec<(Timestamp, bool)> = made.iter().map(|a| (a.at, a.succeeded)).collect();
                 outcomes.sort_by_key(|(at, _)| at.millis());
                 let (health, failing_since) = endpoint
                     .health()
                     .after_attempts(endpoint.failing_since_ms.map(Timestamp::from_millis), &outcomes);
                 let (last_at, last_succeeded) = health.last_attempt.unwrap_or((Timestamp::from_millis(0), false));
-                diesel::update(webhook_endpoints::table.filter(webhook_endpoints::id.eq(&endpoint.id)))
+                let locked = diesel::update(webhook_endpoints::table.filter(webhook_endpoints::id.eq(&endpoint.id)))
                     .set((
                         webhook_endpoints::failing_since_ms.eq(failing_since.map(|at| at.millis())),
                         webhook_endpoints::failures_in_a_row.eq(i32::try_from(health.failures_in_a_row).unwrap_or(i32::MAX)),
@@ -124,6 +128,10 @@ impl_for_each_backend! {
                     ))
                     .execute(&mut *self)
                     .await?;
+                if locked == 0 {
+                    continue;
+                }
+                present.push(id);
                 if let Some(attempt) = made.iter().find(|a| a.disable.is_some())
                     && let Some(reason) = attempt.disable
                 {
@@ -138,11 +146,15 @@ impl_for_each_backend! {
                         .await?;
                 }
             }
-            let rows: Vec<AttemptRow<'_>> = attempts.iter().map(AttemptRow::of).collect();
+            let recorded: Vec<&AttemptRecord> = attempts
+                .iter()
+                .filter(|a| present.contains(&a.endpoint_id.as_str()))
+                .collect();
+            let rows: Vec<AttemptRow<'_>> = recorded.iter().copied().map(AttemptRow::of).collect();
             self.insert_attempts(&rows).await?;
             let mut succeeded = Vec::new();
             let mut gave_up = Vec::new();
-            for attempt in attempts {
+            for attempt in &recorded {
                 match attempt.next {
                     DeliveryNext::Succeeded => succeeded.push(attempt.delivery_id.as_str()),
                     DeliveryNext::GaveUp => gave_up.push(attempt.delivery_id.as_str()),
