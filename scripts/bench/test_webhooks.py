@@ -9,7 +9,7 @@ from pathlib import Path
 from unittest import mock
 
 import bench
-from benchlib import config, report, targets, webhooks
+from benchlib import config, datasets, report, targets, webhooks
 from test_benchlib import results as full_results
 
 NS = 1_000_000  # nanoseconds in a millisecond
@@ -281,6 +281,17 @@ class CatalogueTest(unittest.TestCase):
         self.assertEqual(webhooks.imports_for(100_000, 50_000), 2)
         self.assertEqual(webhooks.imports_for(100_001, 50_000), 3)
         self.assertEqual(webhooks.imports_for(5_000, 50_000), 1)
+
+
+class StatisticsTest(unittest.TestCase):
+    def test_an_imported_postgresql_dataset_is_analyzed_and_sqlite_left_as_production_has_it(self):
+        settings = mock.Mock(pg_admin_url="postgres://postgres@127.0.0.1:5432/postgres")
+        pg = datasets.Dataset("postgres", "webhooks", "postgres://…/shop_wh", pg_name="shop_wh")
+        lite = datasets.Dataset("sqlite", "webhooks", "sqlite://x.db", sqlite_path="x.db")
+        with mock.patch.object(datasets, "psql") as psql:
+            datasets.gather_statistics(settings, pg)
+            datasets.gather_statistics(settings, lite)
+        psql.assert_called_once_with("postgres://postgres@127.0.0.1:5432/shop_wh", "ANALYZE")
 
 
 class ThroughputTest(unittest.TestCase):

@@ -498,6 +498,7 @@ def run(settings, backend, serve_argv):
                       f"{settings.webhook_drain_events:,} distinct variants")
     measured["data"] = {"variants": count,
                         "import_s": import_stock(settings, dataset, count, 0)}
+    datasets.gather_statistics(settings, dataset)
     datasets.settle(settings, [dataset])
     key = datasets.create_key(settings, dataset, SCOPES)
     _data, variants = catalogue(count)
