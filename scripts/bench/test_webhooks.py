@@ -284,14 +284,15 @@ class CatalogueTest(unittest.TestCase):
 
 
 class StatisticsTest(unittest.TestCase):
-    def test_an_imported_postgresql_dataset_is_analyzed_and_sqlite_left_as_production_has_it(self):
+    def test_an_imported_postgresql_catalogue_is_analyzed_and_sqlite_left_as_production_has_it(self):
         settings = mock.Mock(pg_admin_url="postgres://postgres@127.0.0.1:5432/postgres")
         pg = datasets.Dataset("postgres", "webhooks", "postgres://…/shop_wh", pg_name="shop_wh")
         lite = datasets.Dataset("sqlite", "webhooks", "sqlite://x.db", sqlite_path="x.db")
         with mock.patch.object(datasets, "psql") as psql:
             datasets.gather_statistics(settings, pg)
             datasets.gather_statistics(settings, lite)
-        psql.assert_called_once_with("postgres://postgres@127.0.0.1:5432/shop_wh", "ANALYZE")
+        psql.assert_called_once_with("postgres://postgres@127.0.0.1:5432/shop_wh",
+                                     "ANALYZE products, variants")
 
 
 class ThroughputTest(unittest.TestCase):

@@ -109,13 +109,15 @@ def seed(settings, dataset, sizes):
 
 
 def gather_statistics(settings, dataset):
-    """`ANALYZE` of a PostgreSQL database written by `shop-api import` (the seed tool analyzes
-    its own): in production autovacuum gathers the planner's statistics within a minute of a
-    big import, and this machine's PostgreSQL runs without it. Without them the planner takes
-    `shop_id = …` for a rare value and reads every variant of the shop for one product's
-    (docs/performance-log.md, 28 November). SQLite's plans are written not to need any."""
+    """`ANALYZE` of the catalogue a PostgreSQL database got from `shop-api import` (the seed
+    tool analyzes its own): in production autovacuum gathers the planner's statistics within
+    a minute of a big import, and this machine's PostgreSQL runs without it. Without them the
+    planner takes `shop_id = …` for a rare value and reads every variant of the shop for one
+    product's (docs/performance-log.md, 28 November). The webhook tables are left out: still
+    empty here, their statistics would say so long after they have filled, which autovacuum
+    would not let happen either. SQLite's plans are written not to need any."""
     if dataset.pg_name:
-        psql(pg_url(settings.pg_admin_url, dataset.pg_name), "ANALYZE")
+        psql(pg_url(settings.pg_admin_url, dataset.pg_name), "ANALYZE products, variants")
 
 
 def settle(settings, datasets):
