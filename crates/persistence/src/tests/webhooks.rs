@@ -116,6 +116,21 @@ async fn record(db: &Database, attempts: &[AttemptRecord], instance: &str) {
     assert!(turn.claimed.is_empty());
 }
 
+/// A shop with products `p1` and `p2` and two endpoints of `stock.updated`.
+async fn two_products_and_endpoints(db: &Database, endpoints: [&str; 2]) -> Shop {
+    let (a, _) = keyed_shops(db).await;
+    store_products(
+        db,
+        &a,
+        vec![imported(product("p1")), imported(product("p2"))],
+    )
+    .await;
+    for endpoint in endpoints {
+        create(db, new_endpoint(&a, endpoint, &["stock.updated"])).await;
+    }
+    a
+}
+
 async fn due_at(db: &Database, now: shop_domain::Timestamp) -> Vec<DueWork> {
     db.due_pairs(now).await.unwrap()
 }
@@ -575,15 +590,7 @@ fn failure(
 async fn a_batch_is_claimed_and_recorded_at_once_each_pair_and_endpoint_moving_on_its_own() {
     for t in test_databases().await {
         let db = with_outbox(&t);
-        let (a, _) = keyed_shops(&db).await;
-        store_products(
-            &db,
-            &a,
-            vec![imported(product("p1")), imported(product("p2"))],
-        )
-        .await;
-        create(&db, new_endpoint(&a, "we_up", &["stock.updated"])).await;
-        create(&db, new_endpoint(&a, "we_down", &["stock.updated"])).await;
+        let a = two_products_and_endpoints(&db, ["we_up", "we_down"]).await;
         for (variant, at_ms) in [("p1-v0", 7_000), ("p2-v0", 7_001)] {
             db.adjust_stock(&adjustment(&a, variant, 1, at_ms))
                 .await
@@ -778,15 +785,7 @@ async fn queue_rows_of(db: &Database, endpoint: &str) -> (i64, i64, i64) {
 async fn an_attempt_that_ends_after_its_endpoints_deletion_leaves_nothing_behind() {
     for t in test_databases().await {
         let db = with_outbox(&t);
-        let (a, _) = keyed_shops(&db).await;
-        store_products(
-            &db,
-            &a,
-            vec![imported(product("p1")), imported(product("p2"))],
-        )
-        .await;
-        create(&db, new_endpoint(&a, "we_gone", &["stock.updated"])).await;
-        create(&db, new_endpoint(&a, "we_kept", &["stock.updated"])).await;
+        let a = two_products_and_endpoints(&db, ["we_gone", "we_kept"]).await;
         db.adjust_stock(&adjustment(&a, "p1-v0", 1, 7_000))
             .await
             .unwrap();
