@@ -1,5 +1,6 @@
+DELETE FROM webhook_deliveries d WHERE NOT EXISTS (SELECT 1 FROM webhook_endpoints e WHERE e.id = d.endpoint_id)
+    OR NOT EXISTS (SELECT 1 FROM webhook_events ev WHERE ev.seq = d.event_seq);
 DELETE FROM webhook_attempts a WHERE NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.id = a.delivery_id);
-DELETE FROM webhook_deliveries d WHERE NOT EXISTS (SELECT 1 FROM webhook_endpoints e WHERE e.id = d.endpoint_id);
 ALTER TABLE webhook_deliveries ADD CONSTRAINT webhook_deliveries_event_seq_fkey
     FOREIGN KEY (event_seq) REFERENCES webhook_events (seq) ON DELETE CASCADE;
 ALTER TABLE webhook_deliveries ADD CONSTRAINT webhook_deliveries_endpoint_id_fkey

@@ -110,9 +110,9 @@ impl_for_each_backend! {
             // The endpoints still there once their rows are locked: one deleted meanwhile
             // took its deliveries with it, and the attempts made to it are not recorded (no
             // foreign key would refuse them: `migrations/postgres/2026-12-01-000000_*`).
-            let mut present: Vec<&str> = Vec::with_capacity(stored.len());
+            let mut recorded: Vec<&AttemptRecord> = Vec::with_capacity(attempts.len());
             for endpoint in &stored {
-                let Some((&id, made)) = per_endpoint.get_key_value(endpoint.id.as_str()) else { continue };
+                let Some(made) = per_endpoint.get(endpoint.id.as_str()) else { continue };
                 let mut outcomes: Vec<(Timestamp, bool)> = made.iter().map(|a| (a.at, a.succeeded)).collect();
                 outcomes.sort_by_key(|(at, _)| at.millis());
                 let (health, failing_since) = endpoint
@@ -131,7 +131,7 @@ impl_for_each_backend! {
                 if locked == 0 {
                     continue;
                 }
-                present.push(id);
+                recorded.extend(made.iter().copied());
                 if let Some(attempt) = made.iter().find(|a| a.disable.is_some())
                     && let Some(reason) = attempt.disable
                 {
@@ -146,10 +146,6 @@ impl_for_each_backend! {
                         .await?;
                 }
             }
-            let recorded: Vec<&AttemptRecord> = attempts
-                .iter()
-                .filter(|a| present.contains(&a.endpoint_id.as_str()))
-                .collect();
             let rows: Vec<AttemptRow<'_>> = recorded.iter().copied().map(AttemptRow::of).collect();
             self.insert_attempts(&rows).await?;
             let mut succeeded = Vec::new();
