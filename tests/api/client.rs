@@ -22,6 +22,7 @@ on_both_databases!(
     every_endpoint_decodes_into_the_typed_models,
     errors_carry_their_typed_code,
     the_v2_webhook_calls_manage_an_endpoint_and_read_the_event_log,
+    points_are_adjusted_once_per_key_and_refusals_are_typed,
 );
 
 fn client_of(app: &TestApp, key: &str) -> Client {
@@ -505,4 +506,39 @@ async fn the_v2_webhook_calls_manage_an_endpoint_and_read_the_event_log(app: Tes
     client.delete_webhook_endpoint(&id).await.unwrap();
     let gone = client.webhook_endpoint(&id).await.unwrap_err();
     assert_eq!(gone.code(), Some(&ErrorCode::NotFound));
+}
+
+async fn points_are_adjusted_once_per_key_and_refusals_are_typed(app: TestApp) {
+    app.create_shop("atelier").await;
+    app.import("atelier", &sales()).await;
+    let key = app
+        .create_key("atelier", "loyalty:write,loyalty:read")
+        .await;
+    let client = client_of(&app, &key);
+    let credit = client.adjust_points("c1", 30, "web order 7").await.unwrap();
+    assert_eq!(
+        (
+            credit.adjustment.previous_points,
+            credit.adjustment.new_points,
+            credit.replayed
+        ),
+        (120, 150, false)
+    );
+    let order_key = "web-order-8";
+    let first = client
+        .adjust_points_with_key("c1", 5, "web order 8", order_key)
+        .await
+        .unwrap();
+    let again = client
+        .adjust_points_with_key("c1", 5, "web order 8", order_key)
+        .await
+        .unwrap();
+    assert!(again.replayed);
+    assert_eq!(again.adjustment, first.adjustment);
+    assert_eq!(client.loyalty("c1").await.unwrap().points, 155);
+    let refused = client.adjust_points("c1", -1_000, "too much").await;
+    assert_eq!(
+        refused.unwrap_err().code(),
+        Some(&ErrorCode::InsufficientPoints)
+    );
 }

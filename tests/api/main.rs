@@ -18,6 +18,7 @@ mod cross_shop_probe;
 mod errors;
 mod fixtures;
 mod loyalty;
+mod loyalty_points;
 mod me;
 mod observability;
 mod orders;

@@ -65,7 +65,7 @@ async fn adjust(app: &TestApp, key: &str, variant: &str, quantity: i64) {
 }
 
 /// Every event of the shop's log, walking its pages.
-async fn events(app: &TestApp, key: &str) -> Vec<Value> {
+pub(crate) async fn events(app: &TestApp, key: &str) -> Vec<Value> {
     let mut all = Vec::new();
     let mut path = "/api/v2/events?limit=100".to_owned();
     loop {

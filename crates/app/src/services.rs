@@ -16,8 +16,8 @@ use shop_ports::usecase::webhooks::{
 };
 use shop_ports::usecase::{
     Authenticator, ClientDirectory, FailureBudgets, ImportShopData, KeyAdmin, LoyaltyOverview,
-    OrderHistory, OwnerAdmin, OwnerSessions, ProductCatalogue, RateLimiter, RateLimits, ShopAdmin,
-    SignInLimits, StockKeeper,
+    OrderHistory, OwnerAdmin, OwnerSessions, PointsKeeper, ProductCatalogue, RateLimiter,
+    RateLimits, ShopAdmin, SignInLimits, StockKeeper,
 };
 use shop_webhook_sender::HttpWebhookSender;
 
@@ -136,6 +136,7 @@ pub struct Services {
     pub clients: Arc<ClientDirectory>,
     pub loyalty: Arc<LoyaltyOverview>,
     pub stock: Arc<StockKeeper>,
+    pub points: Arc<PointsKeeper>,
     pub rate_limiter: Arc<RateLimiter>,
     pub shops: ShopAdmin,
     pub keys: Arc<KeyAdmin>,
@@ -238,6 +239,7 @@ impl Services {
             clients: Arc::new(ClientDirectory::new(store.clone(), clock.clone())),
             loyalty: Arc::new(LoyaltyOverview::new(store.clone(), store.clone())),
             stock: Arc::new(StockKeeper::new(store.clone(), ids.clone(), clock.clone())),
+            points: Arc::new(PointsKeeper::new(store.clone(), ids.clone(), clock.clone())),
             rate_limiter: Arc::new(RateLimiter::new(
                 rate_store.clone(),
                 clock.clone(),
@@ -303,6 +305,7 @@ impl Services {
             clients: self.clients.clone(),
             loyalty: self.loyalty.clone(),
             stock: self.stock.clone(),
+            points: self.points.clone(),
             webhook_endpoints: self.webhook_endpoints.clone(),
             webhook_events: self.webhook_events.clone(),
             rate_limiter: self.rate_limiter.clone(),

@@ -206,9 +206,28 @@ impl Client {
             reason,
         })
         .map_err(|error| ApiError::Invalid(error.to_string()))?;
+        let url = self.url(&["stock", "adjustments"], &Params::new())?;
+        let (adjustment, replayed) = self
+            .post_idempotent::<StockAdjustment>(url, body, idempotency_key)
+            .await?;
+        Ok(AdjustmentOutcome {
+            adjustment,
+            idempotency_key: idempotency_key.to_owned(),
+            replayed,
+        })
+    }
+
+    /// POSTs `body` to `url` under `idempotency_key` (sent again on every retry) and decodes
+    /// the `data` of the answer, with whether it was the first answer replayed.
+    pub(crate) async fn post_idempotent<T: DeserializeOwned>(
+        &self,
+        url: Url,
+        body: Vec<u8>,
+        idempotency_key: &str,
+    ) -> Result<(T, bool), ApiError> {
         let request = Request {
             method: Method::POST,
-            url: self.url(&["stock", "adjustments"], &Params::new())?,
+            url,
             body: Some(body),
             idempotency_key: Some(idempotency_key),
         };
@@ -217,12 +236,8 @@ impl Client {
             .headers
             .get(REPLAYED_HEADER)
             .is_some_and(|value| value.as_bytes().eq_ignore_ascii_case(b"true"));
-        let adjustment: Data<StockAdjustment> = decode(response)?;
-        Ok(AdjustmentOutcome {
-            adjustment: adjustment.data,
-            idempotency_key: idempotency_key.to_owned(),
-            replayed,
-        })
+        let answer: Data<T> = decode(response)?;
+        Ok((answer.data, replayed))
     }
 
     /// Sends `method` to the v2 path `segments` with an optional JSON `body`, and decodes the
@@ -597,7 +612,7 @@ fn checked_id(id: &str) -> Result<&str, ApiError> {
     Ok(id)
 }
 
-fn check_idempotency_key(key: &str) -> Result<(), ApiError> {
+pub(crate) fn check_idempotency_key(key: &str) -> Result<(), ApiError> {
     let visible_ascii = key.bytes().all(|byte| byte.is_ascii_graphic());
     if key.is_empty() || key.len() > 255 || !visible_ascii {
         return Err(ApiError::Invalid(

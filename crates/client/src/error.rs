@@ -107,6 +107,10 @@ pub enum ErrorCode {
     IdempotencyKeyReused,
     /// 422 (API v2): the shop already has the most webhook endpoints it may have (16).
     WebhookEndpointLimit,
+    /// 422 (API v2): a debit of a client's points larger than its balance.
+    InsufficientPoints,
+    /// 422 (API v2): a credit that would take a client's points beyond 10^15.
+    PointsOutOfRange,
     /// 429: a rate limit is exceeded; see `Retry-After`.
     RateLimited,
     /// 500: unexpected server error.
@@ -134,6 +138,8 @@ impl ErrorCode {
             Self::StockOutOfRange => "STOCK_OUT_OF_RANGE",
             Self::IdempotencyKeyReused => "IDEMPOTENCY_KEY_REUSED",
             Self::WebhookEndpointLimit => "WEBHOOK_ENDPOINT_LIMIT",
+            Self::InsufficientPoints => "INSUFFICIENT_POINTS",
+            Self::PointsOutOfRange => "POINTS_OUT_OF_RANGE",
             Self::RateLimited => "RATE_LIMITED",
             Self::InternalError => "INTERNAL_ERROR",
             Self::ServiceUnavailable => "SERVICE_UNAVAILABLE",
@@ -159,6 +165,8 @@ impl From<&str> for ErrorCode {
             "STOCK_OUT_OF_RANGE" => Self::StockOutOfRange,
             "IDEMPOTENCY_KEY_REUSED" => Self::IdempotencyKeyReused,
             "WEBHOOK_ENDPOINT_LIMIT" => Self::WebhookEndpointLimit,
+            "INSUFFICIENT_POINTS" => Self::InsufficientPoints,
+            "POINTS_OUT_OF_RANGE" => Self::PointsOutOfRange,
             "RATE_LIMITED" => Self::RateLimited,
             "INTERNAL_ERROR" => Self::InternalError,
             "SERVICE_UNAVAILABLE" => Self::ServiceUnavailable,

@@ -52,6 +52,7 @@
 
 mod client;
 mod error;
+mod loyalty_points;
 pub mod models;
 mod query;
 mod retry;
@@ -61,6 +62,7 @@ mod webhook_endpoints;
 
 pub use client::{Client, ClientBuilder, IDEMPOTENCY_KEY_HEADER, new_idempotency_key};
 pub use error::{ApiError, ErrorCode, FieldIssue};
+pub use loyalty_points::{PointsAdjustment, PointsOutcome};
 pub use models::{
     AdjustmentOutcome, LoyaltySummary, Me, Order, OrderItem, OrderSource, OrderStatus, Page,
     PageInfo, PaymentStatus, Product, StockAdjustment, StockEntry, Variant,

@@ -10,7 +10,8 @@ pub fn meaning(scope: Scope) -> &'static str {
         Scope::StockWrite => "adjust stock",
         Scope::ClientsRead => "read identified clients and their contact data",
         Scope::LoyaltyRead => "read loyalty balances, tiers, lottery tickets and spins",
-        Scope::ProductsWrite | Scope::OrdersWrite | Scope::ClientsWrite | Scope::LoyaltyWrite => {
+        Scope::LoyaltyWrite => "credit and debit clients' loyalty points (API v2)",
+        Scope::ProductsWrite | Scope::OrdersWrite | Scope::ClientsWrite => {
             "reserved for v2: no operation yet"
         }
         Scope::WebhooksRead => {

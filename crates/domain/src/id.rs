@@ -87,6 +87,10 @@ opaque_id!(TicketId);
 opaque_id!(SpinId);
 opaque_id!(MovementId);
 opaque_id!(
+    /// One adjustment of a client's points made through the API (`lpa_…`).
+    LoyaltyAdjustmentId
+);
+opaque_id!(
     /// A shop owner's account (the console's sign-in).
     OwnerId
 );

@@ -68,7 +68,7 @@ impl Scope {
     pub const fn is_reserved(self) -> bool {
         matches!(
             self,
-            Scope::ProductsWrite | Scope::OrdersWrite | Scope::ClientsWrite | Scope::LoyaltyWrite
+            Scope::ProductsWrite | Scope::OrdersWrite | Scope::ClientsWrite
         )
     }
 
@@ -161,7 +161,7 @@ impl FromIterator<Scope> for ScopeSet {
 }
 
 /// Every operation of API v1 (spec §4), and those API v2 adds (its webhook endpoints and
-/// event log, issue 34).
+/// event log, issue 34; its writes, issue 35).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Operation {
     Me,
@@ -174,6 +174,8 @@ pub enum Operation {
     ListClients,
     GetClient,
     GetLoyalty,
+    /// API v2 (issue 35): an adjustment of a client's points.
+    AdjustPoints,
     ListWebhookEndpoints,
     GetWebhookEndpoint,
     ListWebhookDeliveries,
@@ -198,6 +200,7 @@ impl Operation {
             Operation::AdjustStock => Some(Scope::StockWrite),
             Operation::ListClients | Operation::GetClient => Some(Scope::ClientsRead),
             Operation::GetLoyalty => Some(Scope::LoyaltyRead),
+            Operation::AdjustPoints => Some(Scope::LoyaltyWrite),
             Operation::ListWebhookEndpoints
             | Operation::GetWebhookEndpoint
             | Operation::ListWebhookDeliveries
@@ -233,7 +236,6 @@ mod tests {
                 Scope::ProductsWrite,
                 Scope::OrdersWrite,
                 Scope::ClientsWrite,
-                Scope::LoyaltyWrite,
             ]
         );
     }

@@ -14,11 +14,12 @@ use actix_web::http::header::{self, ContentType};
 use actix_web::{HttpResponse, ResponseError};
 use serde::Serialize;
 use shop_domain::access::AccessDenied;
+use shop_domain::loyalty::{MAX_POINTS, PointsRefusal};
 use shop_domain::rate_limit::RateStatus;
 use shop_domain::stock::MAX_ABS_STOCK;
 use shop_domain::webhook::{EventType, MAX_ENDPOINTS_PER_SHOP};
 use shop_ports::usecase::webhooks::EndpointError;
-use shop_ports::usecase::{AdjustError, AuthError, ReadError};
+use shop_ports::usecase::{AdjustError, AuthError, PointsError, ReadError};
 use shop_ports::{BoxError, StoreError};
 
 /// The largest request body any endpoint reads (JSON or raw), app-wide.
@@ -75,6 +76,13 @@ pub enum ApiError {
     /// `quantity`.
     #[error("the adjustment would take the stock out of range")]
     StockOutOfRange(Vec<FieldIssue>),
+    /// A debit of a client's points larger than its balance (API v2): nothing changed.
+    #[error("the client has fewer points than the debit")]
+    InsufficientPoints,
+    /// A credit that would take a client's points counters past `MAX_POINTS` (API v2);
+    /// `details` says so of `points`.
+    #[error("the credit would take the client's points out of range")]
+    PointsOutOfRange(Vec<FieldIssue>),
     /// An `Idempotency-Key` already used, within its retention, for a different request.
     #[error("idempotency key reused with a different request")]
     IdempotencyKeyReused,
@@ -195,6 +203,8 @@ impl ApiError {
             Self::NotFound(_) => "NOT_FOUND",
             Self::StockNotTracked => "STOCK_NOT_TRACKED",
             Self::StockOutOfRange(_) => "STOCK_OUT_OF_RANGE",
+            Self::InsufficientPoints => "INSUFFICIENT_POINTS",
+            Self::PointsOutOfRange(_) => "POINTS_OUT_OF_RANGE",
             Self::IdempotencyKeyReused => "IDEMPOTENCY_KEY_REUSED",
             Self::WebhookEndpointLimit => "WEBHOOK_ENDPOINT_LIMIT",
             Self::RateLimited { .. } => "RATE_LIMITED",
@@ -228,6 +238,12 @@ impl ApiError {
             Self::StockOutOfRange(_) => {
                 "The adjustment would take the stock out of range; nothing changed."
             }
+            Self::InsufficientPoints => {
+                "The client has fewer points than this debit; nothing changed."
+            }
+            Self::PointsOutOfRange(_) => {
+                "The credit would take the client's points out of range; nothing changed."
+            }
             Self::IdempotencyKeyReused => "This Idempotency-Key was used with a different request.",
             Self::UnreadableEvents(types) => return Cow::Owned(unreadable_message(types)),
             Self::WebhookEndpointLimit => {
@@ -259,7 +275,9 @@ impl ApiError {
 
     fn details(&self) -> &[FieldIssue] {
         match self {
-            Self::Validation { details, .. } | Self::StockOutOfRange(details) => details,
+            Self::Validation { details, .. }
+            | Self::StockOutOfRange(details)
+            | Self::PointsOutOfRange(details) => details,
             _ => &[],
         }
     }
@@ -346,6 +364,8 @@ impl ResponseError for ApiError {
             Self::NotFound(_) => StatusCode::NOT_FOUND,
             Self::StockNotTracked
             | Self::StockOutOfRange(_)
+            | Self::InsufficientPoints
+            | Self::PointsOutOfRange(_)
             | Self::IdempotencyKeyReused
             | Self::WebhookEndpointLimit => StatusCode::UNPROCESSABLE_ENTITY,
             Self::RateLimited { .. } => StatusCode::TOO_MANY_REQUESTS,
@@ -481,6 +501,29 @@ impl From<AdjustError> for ApiError {
             AdjustError::OutOfRange { .. } => Self::stock_out_of_range(),
             AdjustError::KeyReused => Self::IdempotencyKeyReused,
             AdjustError::Store(store) => store.into(),
+        }
+    }
+}
+
+/// An adjustment of points that changed nothing; a replayed refusal maps as it did the first
+/// time, and the handler marks the response as a replay.
+impl From<PointsError> for ApiError {
+    fn from(error: PointsError) -> Self {
+        match error {
+            PointsError::ClientNotFound { .. } => Self::not_found(Resource::Client),
+            PointsError::Refused {
+                refusal: PointsRefusal::Insufficient,
+                ..
+            } => Self::InsufficientPoints,
+            PointsError::Refused {
+                refusal: PointsRefusal::OutOfRange,
+                ..
+            } => Self::PointsOutOfRange(vec![FieldIssue::new(
+                "points",
+                format!("would take the client's points beyond {MAX_POINTS}"),
+            )]),
+            PointsError::KeyReused => Self::IdempotencyKeyReused,
+            PointsError::Store(store) => store.into(),
         }
     }
 }

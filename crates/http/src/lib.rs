@@ -29,8 +29,8 @@ use std::sync::Arc;
 use shop_domain::client_address::TrustedProxies;
 use shop_ports::usecase::webhooks::{WebhookEndpoints, WebhookEvents};
 use shop_ports::usecase::{
-    Authenticator, ClientDirectory, LoyaltyOverview, OrderHistory, ProductCatalogue, RateLimiter,
-    StockKeeper,
+    Authenticator, ClientDirectory, LoyaltyOverview, OrderHistory, PointsKeeper, ProductCatalogue,
+    RateLimiter, StockKeeper,
 };
 
 mod api_version;
@@ -69,6 +69,8 @@ pub struct ApiState {
     pub clients: Arc<ClientDirectory>,
     pub loyalty: Arc<LoyaltyOverview>,
     pub stock: Arc<StockKeeper>,
+    /// API v2: adjustments of clients' points.
+    pub points: Arc<PointsKeeper>,
     /// API v2: the shop's webhook endpoints, and its event log.
     pub webhook_endpoints: Arc<WebhookEndpoints>,
     pub webhook_events: Arc<WebhookEvents>,

@@ -110,8 +110,11 @@ struct ApiDoc;
         webhooks::retry,
         webhooks::recover,
         events::list,
+        loyalty::adjust_points,
     ),
     components(schemas(
+        crate::dto::loyalty::PointsAdjustmentDto,
+        schemas::PointsAdjustmentBody,
         WebhookEndpointDto,
         CreatedWebhookEndpointDto,
         WebhookSecretDto,
@@ -133,6 +136,7 @@ struct ApiDoc;
     tags(
         (name = "webhooks", description = "The shop's webhook endpoints, their secrets and deliveries (v2)."),
         (name = "events", description = "The shop's event log, as webhook receivers are sent it (v2)."),
+        (name = "loyalty", description = "Clients' loyalty points: credits and debits (v2)."),
     ),
 )]
 struct V2Additions;

@@ -46,9 +46,14 @@ fn v1_operations(scope: Scope) -> Scope {
         .service(read("/clients/{id}/loyalty", loyalty::show))
 }
 
-/// The operations API v2 adds (issue 34): the webhook endpoints and the event log.
+/// The operations API v2 adds: the webhook endpoints and the event log (issue 34), and the
+/// writes (issue 35).
 fn v2_operations(scope: Scope) -> Scope {
     scope
+        .service(write(
+            "/clients/{id}/loyalty/adjustments",
+            loyalty::adjust_points,
+        ))
         .service(
             web::resource("/webhook-endpoints")
                 .route(web::get().to(webhooks::list))

@@ -136,6 +136,21 @@ diesel::table! {
         outcome -> Text,
         movement_id -> Nullable<Text>,
         created_at_ms -> BigInt,
+        loyalty_adjustment_id -> Nullable<Text>,
+    }
+}
+
+diesel::table! {
+    loyalty_adjustments (id) {
+        id -> Text,
+        shop_id -> Text,
+        client_id -> Text,
+        delta -> BigInt,
+        previous_points -> BigInt,
+        new_points -> BigInt,
+        reason -> Text,
+        api_key_prefix -> Text,
+        created_at_ms -> BigInt,
     }
 }
 
@@ -362,6 +377,7 @@ diesel::allow_tables_to_appear_in_same_query!(
     variants,
     stock_movements,
     idempotency_records,
+    loyalty_adjustments,
     clients,
     orders,
     order_items,

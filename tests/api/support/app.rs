@@ -309,9 +309,20 @@ impl TestApp {
         body: &Value,
         idempotency_key: Option<&str>,
     ) -> reqwest::RequestBuilder {
+        self.post_request("/api/v1/stock/adjustments", key, body, idempotency_key)
+    }
+
+    /// A JSON `POST` of `body` to `path` with `key` and, optionally, an idempotency key.
+    pub fn post_request(
+        &self,
+        path: &str,
+        key: &str,
+        body: &Value,
+        idempotency_key: Option<&str>,
+    ) -> reqwest::RequestBuilder {
         let mut request = self
             .client
-            .post(self.url("/api/v1/stock/adjustments"))
+            .post(self.url(path))
             .bearer_auth(key)
             .header("Content-Type", "application/json")
             .body(body.to_string());

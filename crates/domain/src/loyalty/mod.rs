@@ -1,4 +1,12 @@
-//! Loyalty: tiers, where a client stands among them, lottery tickets and instant spins.
+//! Loyalty: tiers, where a client stands among them, lottery tickets and instant spins; and
+//! the adjustments of a client's points that integrations make (`points.rs`).
+
+mod points;
+
+pub use points::{
+    MAX_ABS_POINTS_DELTA, MAX_POINTS, MAX_POINTS_REASON_LEN, PointsAdjustment,
+    PointsAdjustmentRequest, PointsBalance, PointsDelta, PointsReason, PointsRefusal, tier_moved,
+};
 
 use crate::Timestamp;
 use crate::color::HexColor;

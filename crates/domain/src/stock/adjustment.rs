@@ -79,7 +79,7 @@ impl RequestedVariant {
     }
 }
 
-/// One invalid field of an adjustment request.
+/// One invalid field of an adjustment request (of stock, or of a client's points).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct AdjustmentProblem {
     pub field: &'static str,

@@ -2,7 +2,9 @@
 
 use serde::Serialize;
 use shop_domain::Timestamp;
-use shop_domain::loyalty::{LotteryTicket, LoyaltyTier, NextTier, Spin, TierStanding};
+use shop_domain::loyalty::{
+    LotteryTicket, LoyaltyTier, NextTier, PointsAdjustment, Spin, TierStanding,
+};
 use shop_ports::usecase::LoyaltySummary;
 use utoipa::ToSchema;
 
@@ -173,6 +175,38 @@ impl From<&Spin> for SpinDto {
             prize_label: spin.prize_label.clone(),
             prize_type: spin.prize_type.clone(),
             created_at: as_text::rfc3339(spin.created_at),
+        }
+    }
+}
+
+/// An applied adjustment of a client's points (API v2).
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[schema(as = LoyaltyAdjustment)]
+pub struct PointsAdjustmentDto {
+    client_id: String,
+    /// Spendable points before the adjustment.
+    previous_points: i64,
+    /// Spendable points after it; never below 0.
+    new_points: i64,
+    /// The points added (a credit) or taken (a debit).
+    #[schema(minimum = -1_000_000_000, maximum = 1_000_000_000)]
+    delta: i64,
+    /// The id of the adjustment kept (`lpa_…`).
+    adjustment_id: String,
+    #[schema(format = DateTime)]
+    applied_at: String,
+}
+
+impl From<&PointsAdjustment> for PointsAdjustmentDto {
+    fn from(adjustment: &PointsAdjustment) -> Self {
+        Self {
+            client_id: adjustment.client_id.to_string(),
+            previous_points: adjustment.previous_points,
+            new_points: adjustment.new_points,
+            delta: adjustment.delta,
+            adjustment_id: adjustment.id.to_string(),
+            applied_at: as_text::rfc3339(adjustment.applied_at),
         }
     }
 }

@@ -213,8 +213,18 @@ pub struct AdjustmentBody {
     reason: String,
 }
 
-/// A non-zero integer within ±1000000, as two ranges.
+/// The stock adjustment's `quantity`.
 fn quantity() -> Schema {
+    non_zero_within(
+        1_000_000,
+        "The signed change added to the stock (negative decreases): a JSON integer, not zero, \
+         between -1000000 and 1000000.",
+        [json!(-2), json!(12)],
+    )
+}
+
+/// A non-zero integer within ±`bound`, as two ranges.
+fn non_zero_within(bound: i64, description: &str, examples: [serde_json::Value; 2]) -> Schema {
     let range = |minimum: i64, maximum: i64| {
         ObjectBuilder::new()
             .schema_type(Type::Integer)
@@ -223,14 +233,45 @@ fn quantity() -> Schema {
             .maximum(Some(maximum))
     };
     OneOfBuilder::new()
-        .item(range(-1_000_000, -1))
-        .item(range(1, 1_000_000))
-        .description(Some(
-            "The signed change added to the stock (negative decreases): a JSON integer, not \
-             zero, between -1000000 and 1000000.",
-        ))
-        .examples([json!(-2), json!(12)])
+        .item(range(-bound, -1))
+        .item(range(1, bound))
+        .description(Some(description))
+        .examples(examples)
         .into()
+}
+
+/// The body of `POST /api/v2/clients/{id}/loyalty/adjustments`: exactly these two members,
+/// both required; every invalid member is reported at once in a 400 `VALIDATION_ERROR`.
+//
+// Read by hand (`handlers::loyalty::points_members`); this type only describes it.
+#[derive(serde::Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[schema(
+    as = LoyaltyAdjustmentRequest,
+    examples(json!({"points": 120, "reason": "Web order 1042"}))
+)]
+#[expect(
+    dead_code,
+    reason = "describes the request body for the OpenAPI document only"
+)]
+pub struct PointsAdjustmentBody {
+    /// The signed change of the client's spendable points: a credit (positive) also raises
+    /// `pointsLifetime` and `pointsAllTime` and may move the tier; a debit (negative) lowers
+    /// the spendable points only, and never below 0 (`422 INSUFFICIENT_POINTS`).
+    #[schema(schema_with = points)]
+    points: i64,
+    /// Why the points move, 1 to 200 characters once trimmed.
+    #[schema(min_length = 1, max_length = 200, pattern = r"\S")]
+    reason: String,
+}
+
+/// The points adjustment's `points`.
+fn points() -> Schema {
+    non_zero_within(
+        1_000_000_000,
+        "A JSON integer, not zero, between -1000000000 and 1000000000.",
+        [json!(120), json!(-50)],
+    )
 }
 
 /// The body of `POST /api/v2/webhook-endpoints`; every problem of its shape is reported at

@@ -7,6 +7,7 @@ pub mod clients;
 pub mod events;
 pub mod fallback;
 pub mod health;
+pub(crate) mod idempotency;
 pub mod loyalty;
 pub mod me;
 pub mod orders;

@@ -235,3 +235,23 @@ pub struct IdempotencyKeyHeader {
     )]
     idempotency_key: String,
 }
+
+/// The optional `Idempotency-Key` of an adjustment of a client's points (API v2).
+#[derive(IntoParams)]
+#[into_params(parameter_in = Header)]
+pub struct PointsIdempotencyKeyHeader {
+    /// 1 to 255 visible ASCII characters (a UUID, a web order's id), scoped to the API key
+    /// and kept 24 hours; the keys of stock adjustments and of points adjustments are one
+    /// namespace. The same key with the same request replays the first response (same status,
+    /// same `adjustmentId`) with `Idempotent-Replayed: true`, and changes nothing; with a
+    /// different request it answers 422 `IDEMPOTENCY_KEY_REUSED`. Without it, two identical
+    /// requests are two adjustments.
+    #[param(
+        rename = "Idempotency-Key",
+        required = false,
+        min_length = 1,
+        max_length = 255,
+        pattern = "^[!-~]{1,255}$"
+    )]
+    idempotency_key: String,
+}

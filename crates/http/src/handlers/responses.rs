@@ -11,10 +11,11 @@ use std::collections::BTreeMap;
 
 use serde_json::{Value, json};
 use shop_domain::access::AccessDenied;
+use shop_domain::loyalty::PointsRefusal;
 use shop_domain::scope::Operation;
 use shop_domain::webhook::EventType;
 use shop_ports::StoreError;
-use shop_ports::usecase::ReadError;
+use shop_ports::usecase::{PointsError, ReadError};
 use utoipa::openapi::example::ExampleBuilder;
 use utoipa::openapi::extensions::ExtensionsBuilder;
 use utoipa::openapi::header::HeaderBuilder;
@@ -23,7 +24,7 @@ use utoipa::openapi::{ContentBuilder, Ref, RefOr, Response, ResponseBuilder, Sch
 use utoipa::{IntoResponses, PartialSchema, ToSchema};
 
 use crate::dto::client::ClientDto;
-use crate::dto::loyalty::LoyaltySummaryDto;
+use crate::dto::loyalty::{LoyaltySummaryDto, PointsAdjustmentDto};
 use crate::dto::me::MeDto;
 use crate::dto::order::OrderDto;
 use crate::dto::page::{DataDto, ListDto};
@@ -545,6 +546,66 @@ fn adjustment_responses() -> Responses {
     responses
 }
 
+fn points_adjustment_responses() -> Responses {
+    let mut responses = common(Operation::AdjustPoints);
+    responses.insert(
+        "201".into(),
+        Reply::new(
+            "Applied: the client's points changed by `points` and the adjustment was kept, in \
+             one transaction. A replay (same `Idempotency-Key`, same request) repeats the first \
+             answer and changes nothing.",
+        )
+        .json(DataDto::<PointsAdjustmentDto>::schema())
+        .rate_limit(true)
+        .idempotent_replayed()
+        .build(),
+    );
+    responses.insert(
+        "400".into(),
+        invalid_body(
+            vec![
+                FieldIssue::new("points", "must not be 0"),
+                FieldIssue::new("reason", "is required"),
+            ],
+            "a member is missing or invalid, or the `Idempotency-Key` is invalid.",
+        ),
+    );
+    responses.insert(
+        "404".into(),
+        Reply::new(
+            "`NOT_FOUND`: no client of the key's shop has this id (unknown, of another shop, or \
+             an id that cannot exist). Replayed like a success.",
+        )
+        .errors(&[ApiError::reading(Resource::Client)(ReadError::NotFound)])
+        .rate_limit(true)
+        .idempotent_replayed()
+        .build(),
+    );
+    responses.insert("413".into(), too_large());
+    responses.insert(
+        "422".into(),
+        Reply::new(
+            "`INSUFFICIENT_POINTS`: the debit is larger than the client's spendable points; \
+             nothing changed (replayed like a success). `POINTS_OUT_OF_RANGE`: the credit would \
+             take a points counter beyond 10^15; nothing changed (replayed like a success). \
+             `IDEMPOTENCY_KEY_REUSED`: the `Idempotency-Key` was used in the last 24 hours with \
+             a different request, of either adjustment.",
+        )
+        .errors(&[
+            ApiError::InsufficientPoints,
+            ApiError::from(PointsError::Refused {
+                refusal: PointsRefusal::OutOfRange,
+                replayed: false,
+            }),
+            ApiError::IdempotencyKeyReused,
+        ])
+        .rate_limit(true)
+        .idempotent_replayed()
+        .build(),
+    );
+    responses
+}
+
 /// The 403s of a write that lists event types: the key's scope, and the types' read scopes.
 fn forbidden_events(operation: Operation) -> RefOr<Response> {
     let example = ApiError::UnreadableEvents(vec![EventType::OrderCreated]);
@@ -602,6 +663,8 @@ fn endpoint_action<T: ToSchema>(operation: Operation, status: &str, what: &str) 
 }
 
 operation_responses! {
+    /// `POST /api/v2/clients/{id}/loyalty/adjustments`.
+    AdjustPoints => points_adjustment_responses();
     /// `GET /api/v2/webhook-endpoints`.
     ListWebhookEndpoints => page::<WebhookEndpointDto>(
         Operation::ListWebhookEndpoints,

@@ -2,23 +2,21 @@
 
 mod adjustment_members;
 
-use actix_web::http::header::{HeaderMap, HeaderName, HeaderValue};
 use actix_web::{HttpRequest, HttpResponse, web};
 use shop_domain::id::{ProductId, VariantId};
 use shop_domain::pagination::{CursorKind, PageLimit};
 use shop_domain::scope::Operation;
-use shop_domain::stock::{
-    AdjustmentRequest, IdempotencyKey, InvalidIdempotencyKey, StockListQuery, stock_cursor_position,
-};
+use shop_domain::stock::{AdjustmentRequest, StockListQuery, stock_cursor_position};
 use shop_domain::text::SearchTerm;
 
 use crate::ApiState;
 use crate::auth::authenticate;
 use crate::body::read_object;
-use crate::dto::page::{DataDto, ListDto};
+use crate::dto::page::ListDto;
 use crate::dto::schemas::AdjustmentBody;
 use crate::dto::stock::{StockAdjustmentDto, StockEntryDto};
-use crate::error::{ApiError, FieldIssue, Resource};
+use crate::error::{ApiError, Resource};
+use crate::handlers::idempotency::{created_or_refused, request_and_key};
 use crate::handlers::params::{IdempotencyKeyHeader, StockListParams};
 use crate::handlers::responses::{AdjustStock, ListStock};
 use crate::query::{QueryParams, expect_none};
@@ -35,10 +33,6 @@ pub(crate) const LIST_PARAMETERS: &[&str] = &[
     "trackedOnly",
     "updatedSince",
 ];
-
-const IDEMPOTENCY_KEY: HeaderName = HeaderName::from_static("idempotency-key");
-/// Set on a response that repeats the first answer to the same `Idempotency-Key`.
-const IDEMPOTENT_REPLAYED: HeaderName = HeaderName::from_static("idempotent-replayed");
 
 #[utoipa::path(
     get,
@@ -89,23 +83,8 @@ pub async fn adjust(
     let principal = authenticate(&request, &state, Operation::AdjustStock).await?;
     expect_none(request.query_string())?;
     let mut fields = read_object(&request, payload, AdjustmentMembers::FIELDS).await?;
-    let adjustment = match AdjustmentRequest::try_from(AdjustmentMembers::read(&mut fields)) {
-        Ok(adjustment) => Some(adjustment),
-        Err(problems) => {
-            for problem in problems {
-                fields.reject(problem.field, problem.message);
-            }
-            None
-        }
-    };
-    let key = idempotency_key(request.headers());
-    let mut issues = fields.into_issues();
-    if let Err(issue) = &key {
-        issues.push(issue.clone());
-    }
-    let (Some(adjustment), Ok(key), true) = (adjustment, key, issues.is_empty()) else {
-        return Err(ApiError::invalid_body(issues));
-    };
+    let parsed = AdjustmentRequest::try_from(AdjustmentMembers::read(&mut fields));
+    let (adjustment, key) = request_and_key(parsed, fields, request.headers())?;
 
     let answer = state.stock.adjust(&principal, adjustment, key).await;
     // A replayed refusal answers as it did the first time, with the replay header too.
@@ -113,17 +92,10 @@ pub async fn adjust(
         Ok(adjusted) => adjusted.replayed,
         Err(error) => error.replayed(),
     };
-    let mut response = match answer {
-        Ok(adjusted) => HttpResponse::Created()
-            .json(DataDto::new(StockAdjustmentDto::from(&adjusted.adjustment))),
-        Err(error) => HttpResponse::from_error(ApiError::from(error)),
-    };
-    if replayed {
-        response
-            .headers_mut()
-            .insert(IDEMPOTENT_REPLAYED, HeaderValue::from_static("true"));
-    }
-    Ok(response)
+    let answer = answer
+        .map(|adjusted| StockAdjustmentDto::from(&adjusted.adjustment))
+        .map_err(ApiError::from);
+    Ok(created_or_refused(answer, replayed))
 }
 
 /// The list's parameters as a domain query; every invalid parameter is reported at once.
@@ -161,24 +133,4 @@ fn boolean(text: &str) -> Result<bool, NotBoolean> {
         "false" => Ok(false),
         _ => Err(NotBoolean),
     }
-}
-
-/// The optional `Idempotency-Key`: given at most once, and valid per the domain.
-fn idempotency_key(headers: &HeaderMap) -> Result<Option<IdempotencyKey>, FieldIssue> {
-    let mut values = headers.get_all(IDEMPOTENCY_KEY);
-    let Some(value) = values.next() else {
-        return Ok(None);
-    };
-    if values.next().is_some() {
-        return Err(FieldIssue::new(
-            "Idempotency-Key",
-            "must be given at most once",
-        ));
-    }
-    value
-        .to_str()
-        .map_err(|_| InvalidIdempotencyKey)
-        .and_then(IdempotencyKey::parse)
-        .map(Some)
-        .map_err(|invalid| FieldIssue::new("Idempotency-Key", invalid.to_string()))
 }

@@ -28,7 +28,7 @@ fn document_v2() -> Value {
 }
 
 /// The operations v2 adds to v1's (issue 34).
-const V2_OPERATIONS: [(&str, &str); 11] = [
+const V2_OPERATIONS: [(&str, &str); 12] = [
     ("get", "/api/v2/webhook-endpoints"),
     ("post", "/api/v2/webhook-endpoints"),
     ("get", "/api/v2/webhook-endpoints/{id}"),
@@ -43,6 +43,7 @@ const V2_OPERATIONS: [(&str, &str); 11] = [
     ),
     ("post", "/api/v2/webhook-endpoints/{id}/recover"),
     ("get", "/api/v2/events"),
+    ("post", "/api/v2/clients/{id}/loyalty/adjustments"),
 ];
 
 /// `(method, path, operation)` of every operation.
@@ -506,13 +507,13 @@ fn v2s_document_is_v1s_operations_under_api_v2_with_every_scope() {
 }
 
 #[test]
-fn v2s_own_operations_are_the_webhooks_and_events_and_v1s_document_has_none() {
+fn v2s_own_operations_are_the_webhooks_events_and_writes_and_v1s_document_has_none() {
     let v2 = document_v2();
     let own: BTreeSet<(String, String)> = operations(&v2)
         .into_iter()
         .filter(|(_, _, operation)| {
             let tag = operation["tags"][0].as_str().unwrap_or_default();
-            ["webhooks", "events"].contains(&tag)
+            ["webhooks", "events", "loyalty"].contains(&tag)
         })
         .map(|(method, path, _)| (method, path))
         .collect();
@@ -531,7 +532,10 @@ fn v2s_own_operations_are_the_webhooks_and_events_and_v1s_document_has_none() {
         .flatten()
         .filter_map(|tag| tag["name"].as_str())
         .collect();
-    assert!(tags.ends_with(&["webhooks", "events"]), "{tags:?}");
+    assert!(
+        tags.ends_with(&["webhooks", "events", "loyalty"]),
+        "{tags:?}"
+    );
     let synced_at = &v2["components"]["schemas"]["PageInfo"]["properties"]["syncedAt"];
     assert_eq!(synced_at["type"], serde_json::json!(["string", "null"]));
 }

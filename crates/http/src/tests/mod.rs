@@ -6,6 +6,7 @@ mod auth;
 mod clients;
 mod errors;
 mod loyalty;
+mod loyalty_points;
 mod me;
 mod orders;
 pub(crate) mod products;
@@ -37,12 +38,13 @@ use shop_domain::tax_rate::TaxRate;
 use shop_domain::webhook::NetworkPolicy;
 use shop_ports::port::{
     HashError, MockApiKeyStore, MockCatalogueRepository, MockClientRepository, MockClock,
-    MockEventLog, MockIdGenerator, MockLoyaltyRepository, MockOrderRepository, MockRandomTokens,
-    MockSecretHasher, MockStockRepository, MockWebhookEndpointStore, mock_on_real_windows,
+    MockEventLog, MockIdGenerator, MockLoyaltyRepository, MockOrderRepository, MockPointsLedger,
+    MockRandomTokens, MockSecretHasher, MockStockRepository, MockWebhookEndpointStore,
+    mock_on_real_windows,
 };
 use shop_ports::usecase::webhooks::{WebhookEndpoints, WebhookEvents};
 use shop_ports::usecase::{
-    Authenticator, ClientDirectory, FailureBudgets, LoyaltyOverview, OrderHistory,
+    Authenticator, ClientDirectory, FailureBudgets, LoyaltyOverview, OrderHistory, PointsKeeper,
     ProductCatalogue, RateLimiter, RateLimits, StockKeeper,
 };
 
@@ -163,6 +165,7 @@ pub struct TestApi {
     clients: MockClientRepository,
     loyalty: MockLoyaltyRepository,
     stock: MockStockRepository,
+    points: MockPointsLedger,
     webhook_store: MockWebhookEndpointStore,
     event_log: MockEventLog,
     rate_limiter: Arc<RateLimiter>,
@@ -185,6 +188,7 @@ impl TestApi {
             clients: MockClientRepository::new(),
             loyalty: MockLoyaltyRepository::new(),
             stock: MockStockRepository::new(),
+            points: MockPointsLedger::new(),
             webhook_store: MockWebhookEndpointStore::new(),
             event_log: MockEventLog::new(),
             rate_limiter: rate_limiter(RateLimits::default()),
@@ -214,6 +218,11 @@ impl TestApi {
 
     pub fn stock(mut self, stock: MockStockRepository) -> Self {
         self.stock = stock;
+        self
+    }
+
+    pub fn points(mut self, points: MockPointsLedger) -> Self {
+        self.points = points;
         self
     }
 
@@ -266,6 +275,8 @@ impl TestApi {
         let mut ids = MockIdGenerator::new();
         ids.expect_new_id().returning(|| NEW_ID.into());
         let clients = Arc::new(self.clients);
+        let mut points_ids = MockIdGenerator::new();
+        points_ids.expect_new_id().returning(|| NEW_ID.into());
         let mut webhook_ids = MockIdGenerator::new();
         webhook_ids.expect_new_id().returning(|| NEW_ID.into());
         let mut webhook_random = MockRandomTokens::new();
@@ -287,6 +298,11 @@ impl TestApi {
             stock: Arc::new(StockKeeper::new(
                 Arc::new(self.stock),
                 Arc::new(ids),
+                clock.clone(),
+            )),
+            points: Arc::new(PointsKeeper::new(
+                Arc::new(self.points),
+                Arc::new(points_ids),
                 clock.clone(),
             )),
             webhook_endpoints: Arc::new(WebhookEndpoints::new(

@@ -5,8 +5,10 @@
 //! the database on this path.
 //!
 //! `loyalty.rs`: a client's loyalty, the shop's tiers and the client's latest tickets and spins.
+//! `points.rs`: an adjustment of a client's points (`PointsLedger`), the only write here.
 
 mod loyalty;
+mod points;
 
 use async_trait::async_trait;
 use diesel::prelude::*;

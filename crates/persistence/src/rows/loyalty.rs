@@ -1,15 +1,18 @@
-//! Loyalty rows: tiers, lottery tickets and instant spins.
+//! Loyalty rows: tiers, lottery tickets and instant spins, and the adjustments of points
+//! made through the API with their idempotency records' outcomes.
 
 use diesel::pg::Pg;
 use diesel::prelude::*;
 use diesel::sqlite::Sqlite;
 use shop_domain::Timestamp;
+use shop_domain::api_key::KeyPrefix;
 use shop_domain::color::HexColor;
-use shop_domain::id::{ClientId, OrderId, ShopId, SpinId, TicketId, TierId};
-use shop_domain::loyalty::{LotteryTicket, LoyaltyTier, Spin};
+use shop_domain::id::{ClientId, LoyaltyAdjustmentId, OrderId, ShopId, SpinId, TicketId, TierId};
+use shop_domain::loyalty::{LotteryTicket, LoyaltyTier, PointsAdjustment, PointsRefusal, Spin};
 
+use super::IdempotencyRow;
 use crate::error::DbError;
-use crate::schema::{lottery_tickets, loyalty_tiers, spins};
+use crate::schema::{lottery_tickets, loyalty_adjustments, loyalty_tiers, spins};
 
 #[derive(Queryable, Selectable, Insertable, AsChangeset)]
 #[diesel(table_name = loyalty_tiers, check_for_backend(Sqlite, Pg))]
@@ -130,5 +133,84 @@ impl SpinRow {
             prize_label: self.prize_label,
             prize_type: self.prize_type,
         })
+    }
+}
+
+/// One adjustment of a client's points made through the API.
+#[derive(Queryable, Selectable, Insertable)]
+#[diesel(table_name = loyalty_adjustments, check_for_backend(Sqlite, Pg))]
+pub(crate) struct PointsAdjustmentRow {
+    pub id: String,
+    pub shop_id: String,
+    pub client_id: String,
+    pub delta: i64,
+    pub previous_points: i64,
+    pub new_points: i64,
+    pub reason: String,
+    pub api_key_prefix: String,
+    pub created_at_ms: i64,
+}
+
+impl PointsAdjustmentRow {
+    pub fn into_domain(self) -> Result<PointsAdjustment, DbError> {
+        let corrupt = |problem: &dyn ToString| {
+            DbError::corrupt("loyalty_adjustments", &self.id, problem.to_string())
+        };
+        Ok(PointsAdjustment {
+            id: LoyaltyAdjustmentId::parse(self.id.as_str()).map_err(|e| corrupt(&e))?,
+            client_id: ClientId::parse(self.client_id.as_str()).map_err(|e| corrupt(&e))?,
+            key_prefix: KeyPrefix::parse(&self.api_key_prefix).map_err(|e| corrupt(&e))?,
+            previous_points: self.previous_points,
+            new_points: self.new_points,
+            delta: self.delta,
+            reason: self.reason,
+            applied_at: Timestamp::from_millis(self.created_at_ms),
+        })
+    }
+}
+
+/// The outcome column of a points adjustment's idempotency record, for each result but an
+/// applied one, whose adjustment the record names instead.
+const CLIENT_NOT_FOUND: &str = "client_not_found";
+const INSUFFICIENT_POINTS: &str = "insufficient_points";
+const POINTS_OUT_OF_RANGE: &str = "points_out_of_range";
+const POINTS_APPLIED: &str = "points_applied";
+
+/// What a points adjustment's idempotency record says to replay.
+pub(crate) enum PointsRecorded {
+    /// Load this adjustment: it is the applied result.
+    Applied(String),
+    ClientNotFound,
+    Refused(PointsRefusal),
+}
+
+/// The record's `outcome` and `loyalty_adjustment_id` for a result.
+pub(crate) fn points_outcome(recorded: &PointsRecorded) -> (&'static str, Option<String>) {
+    match recorded {
+        PointsRecorded::Applied(id) => (POINTS_APPLIED, Some(id.clone())),
+        PointsRecorded::ClientNotFound => (CLIENT_NOT_FOUND, None),
+        PointsRecorded::Refused(PointsRefusal::Insufficient) => (INSUFFICIENT_POINTS, None),
+        PointsRecorded::Refused(PointsRefusal::OutOfRange) => (POINTS_OUT_OF_RANGE, None),
+    }
+}
+
+impl PointsRecorded {
+    /// The record's result; a record of a stock adjustment is not one (its fingerprint
+    /// never matches a points request's, so it is refused as a reused key before this).
+    pub fn of(row: &IdempotencyRow) -> Result<Self, DbError> {
+        let corrupt = |problem: &str| {
+            DbError::corrupt(
+                "idempotency_records",
+                &format!("{}/{}", row.api_key_prefix, row.idempotency_key),
+                problem,
+            )
+        };
+        match (row.outcome.as_str(), &row.loyalty_adjustment_id) {
+            (POINTS_APPLIED, Some(id)) => Ok(Self::Applied(id.clone())),
+            (CLIENT_NOT_FOUND, None) => Ok(Self::ClientNotFound),
+            (INSUFFICIENT_POINTS, None) => Ok(Self::Refused(PointsRefusal::Insufficient)),
+            (POINTS_OUT_OF_RANGE, None) => Ok(Self::Refused(PointsRefusal::OutOfRange)),
+            _ => Err(corrupt("not the record of a points adjustment")),
+        }
     }
 }

@@ -18,7 +18,9 @@ pub(crate) use catalogue::{
     BrandRow, CategoryRow, NewVariantRow, ProductRow, ProductWithNames, VariantRow,
 };
 pub(crate) use clients::{ClientConfidentialRow, ClientRow, ClientSearchRow};
-pub(crate) use loyalty::{SpinRow, TicketRow, TierRow};
+pub(crate) use loyalty::{
+    PointsAdjustmentRow, PointsRecorded, SpinRow, TicketRow, TierRow, points_outcome,
+};
 pub(crate) use orders::{
     ItemOfOrder, OrderConfidentialRow, OrderItemRow, OrderRow, SelectedOrder, SelectedOrderItem,
 };

@@ -153,6 +153,8 @@ pub(crate) struct IdempotencyRow {
     pub outcome: String,
     pub movement_id: Option<String>,
     pub created_at_ms: i64,
+    /// A points adjustment's (`rows/loyalty.rs`, `PointsRecord`).
+    pub loyalty_adjustment_id: Option<String>,
 }
 
 /// What a stored record says to replay.

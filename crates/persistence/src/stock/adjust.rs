@@ -250,6 +250,7 @@ pub(super) async fn adjust<C: AdjustQueries + CatalogueQueries + OutboxQueries +
             fingerprint: claim.fingerprint.clone(),
             outcome: RecordedOutcome::of(&result).as_str().to_owned(),
             movement_id,
+            loyalty_adjustment_id: None,
             created_at_ms: command.at.millis(),
         };
         conn.insert_record(&record).await?;
@@ -356,7 +357,7 @@ async fn decide_and_apply<C: AdjustQueries + Send>(
 /// either it lost the race for its idempotency key (another transaction inserted the same
 /// (API key, idempotency key) record first), or a concurrent adjustment moved the stock
 /// between its range check and its update. Everything it did was rolled back.
-pub(super) fn overtaken(error: &DbError) -> bool {
+pub(crate) fn overtaken(error: &DbError) -> bool {
     match error {
         DbError::Overtaken(_) => true,
         DbError::Query(QueryError::DatabaseError(DatabaseErrorKind::UniqueViolation, info)) => {

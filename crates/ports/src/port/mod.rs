@@ -10,6 +10,7 @@ mod keys;
 mod loyalty;
 mod orders;
 mod owners;
+mod points_ledger;
 mod rate_limit;
 mod replication;
 mod runtime;
@@ -32,6 +33,7 @@ pub use keys::{ApiKeyStore, HashError, KeyMaterial, KeyUsageSink, SecretHasher};
 pub use loyalty::LoyaltyRepository;
 pub use orders::OrderRepository;
 pub use owners::{OwnerStore, PasswordHasher};
+pub use points_ledger::{PointsCommand, PointsLedger, PointsOutcome, PointsResult};
 pub use rate_limit::{RateLimitStore, RateStoreError, Reservation, Slot};
 pub use replication::{ReadFrom, WritePosition, WritePositions};
 pub use runtime::{Clock, IdGenerator, RandomTokens};
@@ -66,6 +68,8 @@ pub use loyalty::MockLoyaltyRepository;
 pub use orders::MockOrderRepository;
 #[cfg(feature = "mocks")]
 pub use owners::{MockOwnerStore, MockPasswordHasher};
+#[cfg(feature = "mocks")]
+pub use points_ledger::MockPointsLedger;
 #[cfg(feature = "mocks")]
 pub use rate_limit::{MockRateLimitStore, mock_on_real_windows};
 #[cfg(feature = "mocks")]

@@ -7,6 +7,7 @@ pub mod clients;
 pub mod import;
 pub mod keys;
 pub mod loyalty;
+pub mod loyalty_points;
 pub mod orders;
 pub mod owner_sessions;
 pub mod owners;
@@ -15,6 +16,8 @@ mod read_error;
 mod reserved_slots;
 pub mod shops;
 pub mod stock;
+#[cfg(test)]
+mod test_caller;
 #[cfg(test)]
 mod test_clock;
 pub mod webhooks;
@@ -30,6 +33,7 @@ pub use keys::{
     CreatedKey, KeyAdmin, KeyAdminError, KeyField, KeyListing, KeyProblem, NewKey, NewShopKey,
 };
 pub use loyalty::{LoyaltyOverview, LoyaltySummary};
+pub use loyalty_points::{PointsAdjusted, PointsError, PointsKeeper};
 pub use orders::OrderHistory;
 pub use owner_sessions::{OwnerSessions, SignInError, SignInLimits, StartedSession};
 pub use owners::{OwnerAdmin, OwnerAdminError};

@@ -1,26 +1,12 @@
 use shop_domain::Timestamp;
-use shop_domain::api_key::KeyPrefix;
 use shop_domain::id::ProductId;
-use shop_domain::scope::ScopeSet;
-use shop_domain::shop::{Shop, ShopSlug, SubscriptionStatus};
 use shop_domain::stock::{AdjustmentResult, StockAdjustment};
 
 use super::*;
 use crate::port::{AdjustmentOutcome, MockClock, MockIdGenerator, MockStockRepository};
 
 fn caller() -> Principal {
-    Principal {
-        shop: Shop {
-            id: ShopId::parse("shop_a").unwrap(),
-            slug: ShopSlug::parse("a").unwrap(),
-            name: "A".into(),
-            public_api_in_plan: true,
-            subscription: SubscriptionStatus::Active,
-        },
-        key_prefix: KeyPrefix::parse("0a1b2c3d").unwrap(),
-        key_label: "ERP".into(),
-        scopes: ScopeSet::parse_list("stock:write").unwrap(),
-    }
+    crate::usecase::test_caller::caller("stock:write")
 }
 
 const NOW: i64 = 100 * 86_400_000;
