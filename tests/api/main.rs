@@ -10,6 +10,7 @@ mod auth;
 mod auth_budgets;
 mod client;
 mod clients;
+mod conditional_reads;
 mod console;
 mod console_browser;
 mod console_public_url;

@@ -40,6 +40,7 @@ pub mod connection;
 pub mod connection_errors;
 mod dto;
 mod error;
+mod etag;
 mod handlers;
 mod metrics;
 mod middleware;

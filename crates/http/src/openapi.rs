@@ -238,7 +238,46 @@ fn into_v2(v1: Value) -> Value {
         &mut document,
         serde_json::to_value(V2Additions::openapi()).expect("the additions serialize to JSON"),
     );
+    conditional_reads(&mut document);
     document
+}
+
+/// v2's reads of one product or one client answer with a strong `ETag`, and `304` to an
+/// `If-None-Match` that holds it (issue 35, `crate::etag`); v1's do not.
+fn conditional_reads(document: &mut Value) {
+    let etag = serde_json::json!({
+        "description": "The representation's strong entity tag: it changes with every change to \
+                        what the body shows (a product's variants and stock, a client's \
+                        loyalty). Send it back in `If-None-Match` to be answered `304` while \
+                        nothing changed.",
+        "required": true,
+        "schema": {"type": "string", "pattern": "^\"[0-9a-f]{32}\"$"}
+    });
+    let if_none_match = serde_json::json!({
+        "name": "If-None-Match",
+        "in": "header",
+        "required": false,
+        "description": "Entity tags (`ETag`) the client holds, comma-separated, or `*`: when one \
+                        is the current one, the answer is `304 Not Modified` with no body.",
+        "schema": {"type": "string"}
+    });
+    for path in ["/api/v2/products/{id}", "/api/v2/clients/{id}"] {
+        let operation = &mut document["paths"][path]["get"];
+        if let Some(parameters) = operation["parameters"].as_array_mut() {
+            parameters.push(if_none_match.clone());
+        }
+        let ok = &mut operation["responses"]["200"];
+        ok["headers"]["ETag"] = etag.clone();
+        let extension = responses::REQUIRED_HEADERS_EXTENSION;
+        let mut not_modified = serde_json::json!({
+            "description": "`If-None-Match` holds the current `ETag`: nothing changed since; no \
+                            body. A `304` counts against the read budget like a `200`.",
+            "headers": ok["headers"].clone(),
+            extension: ok[extension].clone()
+        });
+        not_modified["headers"]["ETag"] = etag.clone();
+        operation["responses"]["304"] = not_modified;
+    }
 }
 
 /// Adds `more`'s paths, schemas and tags to `document`; a schema both name is v1's.

@@ -7,10 +7,12 @@ use shop_domain::pagination::{CursorKind, PageLimit};
 use shop_domain::scope::Operation;
 
 use crate::ApiState;
+use crate::api_version::ApiVersion;
 use crate::auth::authenticate;
 use crate::dto::client::ClientDto;
-use crate::dto::page::{DataDto, ListDto};
+use crate::dto::page::ListDto;
 use crate::error::{ApiError, Resource};
+use crate::etag::single_resource;
 use crate::handlers::params::{ClientListParams, IdPath};
 use crate::handlers::responses::{ListClients, ShowClient};
 use crate::path_id::PathId;
@@ -57,6 +59,7 @@ pub async fn list(
 )]
 pub async fn show(
     request: HttpRequest,
+    version: ApiVersion,
     id: PathId<ClientId>,
     state: web::Data<ApiState>,
 ) -> Result<HttpResponse, ApiError> {
@@ -69,7 +72,7 @@ pub async fn show(
         .get(&principal.shop.id, &id, from)
         .await
         .map_err(ApiError::reading(Resource::Client))?;
-    Ok(HttpResponse::Ok().json(DataDto::new(ClientDto::from(&client))))
+    single_resource(version, request.headers(), ClientDto::from(&client))
 }
 
 fn list_query(raw: &str) -> Result<ClientListQuery, ApiError> {

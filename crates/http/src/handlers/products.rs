@@ -9,10 +9,12 @@ use shop_domain::sync::parse_updated_since;
 use shop_domain::text::SearchTerm;
 
 use crate::ApiState;
+use crate::api_version::ApiVersion;
 use crate::auth::authenticate;
-use crate::dto::page::{DataDto, ListDto};
+use crate::dto::page::ListDto;
 use crate::dto::product::ProductDto;
 use crate::error::{ApiError, Resource};
+use crate::etag::single_resource;
 use crate::handlers::params::{IdPath, ProductListParams};
 use crate::handlers::responses::{ListProducts, ShowProduct};
 use crate::path_id::PathId;
@@ -68,6 +70,7 @@ pub async fn list(
 )]
 pub async fn show(
     request: HttpRequest,
+    version: ApiVersion,
     id: PathId<ProductId>,
     state: web::Data<ApiState>,
 ) -> Result<HttpResponse, ApiError> {
@@ -80,7 +83,7 @@ pub async fn show(
         .get(&principal.shop.id, &id, from)
         .await
         .map_err(ApiError::reading(Resource::Product))?;
-    Ok(HttpResponse::Ok().json(DataDto::new(ProductDto::from(&listing))))
+    single_resource(version, request.headers(), ProductDto::from(&listing))
 }
 
 /// The list's parameters as a domain query; every invalid parameter is reported at once.
