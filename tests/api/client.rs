@@ -7,8 +7,8 @@ use std::time::{Duration, Instant};
 
 use futures::TryStreamExt;
 use shop_api_client::{
-    ApiError, Client, ClientQuery, ErrorCode, OrderQuery, OrderSource, OrderStatus, ProductQuery,
-    RetryEvent, RetryReason, StockQuery, new_idempotency_key,
+    ApiError, Client, ClientQuery, Conditional, ErrorCode, OrderQuery, OrderSource, OrderStatus,
+    ProductQuery, RetryEvent, RetryReason, StockQuery, new_idempotency_key,
 };
 use shop_app::services::ServiceSettings;
 use shop_domain::rate_limit::RateBudget;
@@ -23,6 +23,7 @@ on_both_databases!(
     errors_carry_their_typed_code,
     the_v2_webhook_calls_manage_an_endpoint_and_read_the_event_log,
     points_are_adjusted_once_per_key_and_refusals_are_typed,
+    a_conditional_read_returns_the_resource_only_when_it_changed,
 );
 
 fn client_of(app: &TestApp, key: &str) -> Client {
@@ -541,4 +542,44 @@ async fn points_are_adjusted_once_per_key_and_refusals_are_typed(app: TestApp) {
         refused.unwrap_err().code(),
         Some(&ErrorCode::InsufficientPoints)
     );
+}
+
+async fn a_conditional_read_returns_the_resource_only_when_it_changed(app: TestApp) {
+    app.create_shop("atelier").await;
+    app.import("atelier", &sales()).await;
+    let key = app
+        .create_key("atelier", "clients:read,loyalty:write,products:read")
+        .await;
+    let client = client_of(&app, &key);
+    let Conditional::Modified { etag, .. } =
+        client.product_if_changed("p_sale", None).await.unwrap()
+    else {
+        panic!("a read without a tag returns the product");
+    };
+    let held = etag.expect("v2 tags a product");
+    assert_eq!(
+        client
+            .product_if_changed("p_sale", Some(&held))
+            .await
+            .unwrap(),
+        Conditional::NotModified
+    );
+    let Conditional::Modified { data, etag } = client.client_if_changed("c1", None).await.unwrap()
+    else {
+        panic!("a read without a tag returns the client");
+    };
+    assert_eq!(data.id, "c1");
+    let etag = etag.expect("v2 tags a client");
+    assert_eq!(
+        client.client_if_changed("c1", Some(&etag)).await.unwrap(),
+        Conditional::NotModified
+    );
+    client.adjust_points("c1", 1, "web order").await.unwrap();
+    match client.client_if_changed("c1", Some(&etag)).await.unwrap() {
+        Conditional::Modified { data, etag: new } => {
+            assert_eq!(data.loyalty.points, 121);
+            assert_ne!(new.as_deref(), Some(etag.as_str()));
+        }
+        Conditional::NotModified => panic!("the credit changed the client"),
+    }
 }

@@ -5,11 +5,14 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use futures::{Stream, TryStreamExt, stream};
-use reqwest::header::{ACCEPT, AUTHORIZATION, CONTENT_TYPE, HeaderMap, HeaderValue, USER_AGENT};
+use reqwest::header::{
+    ACCEPT, AUTHORIZATION, CONTENT_TYPE, ETAG, HeaderMap, HeaderValue, IF_NONE_MATCH, USER_AGENT,
+};
 use reqwest::{Method, StatusCode, Url};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
+use crate::conditional::Conditional;
 use crate::error::{ApiError, Envelope};
 use crate::models::{
     AdjustmentOutcome, Client as ShopClient, Data, LoyaltySummary, Me, Order, Page, Product,
@@ -230,6 +233,7 @@ impl Client {
             url,
             body: Some(body),
             idempotency_key: Some(idempotency_key),
+            if_none_match: None,
         };
         let response = self.execute(&request).await?;
         let replayed = response
@@ -238,6 +242,36 @@ impl Client {
             .is_some_and(|value| value.as_bytes().eq_ignore_ascii_case(b"true"));
         let answer: Data<T> = decode(response)?;
         Ok((answer.data, replayed))
+    }
+
+    /// `GET` of the v2 path `segments` (one product or client) with the `ETag` held: the
+    /// resource and its new tag, or `NotModified` (`304`) while it did not change.
+    pub(crate) async fn get_v2_if_changed<T: DeserializeOwned>(
+        &self,
+        segments: &[&str],
+        etag: Option<&str>,
+    ) -> Result<Conditional<T>, ApiError> {
+        let request = Request {
+            method: Method::GET,
+            url: self.versioned_url("v2", segments, &Params::new())?,
+            body: None,
+            idempotency_key: None,
+            if_none_match: etag,
+        };
+        let response = self.execute(&request).await?;
+        if response.status == StatusCode::NOT_MODIFIED {
+            return Ok(Conditional::NotModified);
+        }
+        let etag = response
+            .headers
+            .get(ETAG)
+            .and_then(|value| value.to_str().ok())
+            .map(str::to_owned);
+        let data: Data<T> = decode(response)?;
+        Ok(Conditional::Modified {
+            data: data.data,
+            etag,
+        })
     }
 
     /// Sends `method` to the v2 path `segments` with an optional JSON `body`, and decodes the
@@ -254,6 +288,7 @@ impl Client {
             url: self.versioned_url("v2", segments, &params)?,
             body,
             idempotency_key: None,
+            if_none_match: None,
         };
         let response = self.execute(&request).await?;
         if response.status == StatusCode::NO_CONTENT {
@@ -272,6 +307,7 @@ impl Client {
             url: self.url(segments, &params)?,
             body: None,
             idempotency_key: None,
+            if_none_match: None,
         };
         decode(self.execute(&request).await?)
     }
@@ -418,6 +454,9 @@ impl Client {
         if let Some(key) = request.idempotency_key {
             builder = builder.header(IDEMPOTENCY_KEY_HEADER, key);
         }
+        if let Some(etag) = request.if_none_match {
+            builder = builder.header(IF_NONE_MATCH, etag);
+        }
         let response = builder.send().await?;
         let status = response.status();
         let headers = response.headers().clone();
@@ -550,6 +589,8 @@ struct Request<'a> {
     url: Url,
     body: Option<Vec<u8>>,
     idempotency_key: Option<&'a str>,
+    /// The `ETag` held, sent as `If-None-Match` (API v2's reads of one product or client).
+    if_none_match: Option<&'a str>,
 }
 
 impl Request<'_> {
@@ -605,7 +646,7 @@ fn excerpt(body: &[u8]) -> String {
 
 /// An id for a path segment: `.` and `..` would be resolved away by URL rules, and an empty
 /// one would name the list.
-fn checked_id(id: &str) -> Result<&str, ApiError> {
+pub(crate) fn checked_id(id: &str) -> Result<&str, ApiError> {
     if id.is_empty() || id == "." || id == ".." {
         return Err(ApiError::Invalid(format!("{id:?} is not a resource id")));
     }

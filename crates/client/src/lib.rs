@@ -51,6 +51,7 @@
 //! ```
 
 mod client;
+mod conditional;
 mod error;
 mod loyalty_points;
 pub mod models;
@@ -61,6 +62,7 @@ mod webhook;
 mod webhook_endpoints;
 
 pub use client::{Client, ClientBuilder, IDEMPOTENCY_KEY_HEADER, new_idempotency_key};
+pub use conditional::Conditional;
 pub use error::{ApiError, ErrorCode, FieldIssue};
 pub use loyalty_points::{PointsAdjustment, PointsOutcome};
 pub use models::{
