@@ -15,6 +15,7 @@ mod kept_plans;
 mod kept_prepared;
 mod keys;
 mod loyalty;
+mod loyalty_points;
 mod migrations;
 mod one_of;
 mod orders;
