@@ -108,10 +108,11 @@ pub enum PointsRefusal {
 
 impl PointsBalance {
     /// The balance after `delta`: a credit raises the spendable, lifetime and all-time
-    /// points alike; a debit lowers the spendable points only, and never below 0.
+    /// points alike; a debit lowers the spendable points only, and never below 0. (A credit
+    /// to a balance imported below 0 is no debit: it applies.)
     pub fn after(self, delta: PointsDelta) -> Result<Self, PointsRefusal> {
         let points = self.points + delta.get();
-        if points < 0 {
+        if delta.get() < 0 && points < 0 {
             return Err(PointsRefusal::Insufficient);
         }
         let credited = delta.credited();
@@ -202,6 +203,12 @@ mod tests {
         };
         assert_eq!(rich.after(delta(2)), Err(PointsRefusal::OutOfRange));
         assert!(rich.after(delta(1)).is_ok());
+        let imported_negative = balance(-5, 50);
+        assert_eq!(imported_negative.after(delta(3)).map(|b| b.points), Ok(-2));
+        assert_eq!(
+            imported_negative.after(delta(-1)),
+            Err(PointsRefusal::Insufficient)
+        );
     }
 
     #[test]

@@ -91,6 +91,8 @@ impl_for_each_backend! {
             at: Timestamp,
         ) -> Result<Option<PointsBalance>, DbError> {
             let (points, credited) = (delta.get(), delta.credited());
+            // A debit needs the points it takes; a credit applies to any balance.
+            let lowest = if points < 0 { -points } else { i64::MIN };
             let later = case_when::<_, _, BigInt>(clients::updated_at_ms.lt(at.millis()), at.millis())
                 .otherwise(clients::updated_at_ms);
             // `PointsBalance::after` on the columns, written as ranges of the stored values so
@@ -98,7 +100,7 @@ impl_for_each_backend! {
             let row = diesel::update(clients::table)
                 .filter(clients::shop_id.eq(shop.as_str()))
                 .filter(clients::id.eq(client.as_str()))
-                .filter(clients::points.between(-points, MAX_POINTS - points))
+                .filter(clients::points.between(lowest, MAX_POINTS - points))
                 .filter(clients::points_lifetime.le(MAX_POINTS - credited))
                 .filter(clients::points_all_time.le(MAX_POINTS - credited))
                 .set((

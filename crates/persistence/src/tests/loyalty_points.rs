@@ -87,6 +87,33 @@ async fn refusals_change_nothing_and_another_shops_client_is_not_found() {
 }
 
 #[tokio::test]
+async fn a_credit_applies_to_a_balance_imported_below_zero_and_a_debit_does_not() {
+    for t in test_databases().await {
+        let (a, _) = keyed_shops(&t.db).await;
+        let mut owing = client("c1", "Client");
+        owing.loyalty.points = -5;
+        let data = ShopImport {
+            clients: vec![imported_client(owing, 1, ClientConfidential::default())],
+            ..ShopImport::default()
+        };
+        store(&t.db, &a, data).await;
+        let backend = t.backend();
+        assert_eq!(
+            t.db.adjust_points(&points(&a, "c1", -1)).await.unwrap(),
+            PointsOutcome::Fresh(PointsResult::Refused(PointsRefusal::Insufficient)),
+            "{backend}"
+        );
+        let PointsOutcome::Fresh(PointsResult::Applied(applied)) =
+            t.db.adjust_points(&points(&a, "c1", 3)).await.unwrap()
+        else {
+            panic!("{backend}: a credit is no debit");
+        };
+        assert_eq!((applied.previous_points, applied.new_points), (-5, -2));
+        assert_eq!(points_of(&t.db, &a).await, (-2, 453), "{backend}");
+    }
+}
+
+#[tokio::test]
 async fn the_migration_reverts_with_recorded_adjustments_and_keeps_the_stock_records() {
     for t in test_databases().await {
         let (a, _) = keyed_shops(&t.db).await;
