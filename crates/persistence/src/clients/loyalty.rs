@@ -8,28 +8,43 @@ use shop_domain::loyalty::{LotteryTicket, LoyaltyTier, Spin};
 use shop_ports::StoreError;
 use shop_ports::port::{LoyaltyRepository, ReadFrom};
 
-use crate::database::{Database, with_read_conn};
+use crate::database::{Database, impl_for_each_backend, with_read_conn};
 use crate::error::DbError;
 use crate::rows::{SpinRow, TicketRow, TierRow};
 use crate::schema::{lottery_tickets, loyalty_tiers, spins};
 use crate::sql::first_rows::first_rows;
 
+/// The shop's tiers, read by the summary and inside an adjustment of points's transaction.
+pub(crate) trait TierQueries {
+    /// Every tier of the shop, by threshold then id.
+    fn load_tiers(
+        &mut self,
+        shop: &ShopId,
+    ) -> impl Future<Output = Result<Vec<LoyaltyTier>, DbError>> + Send;
+}
+
+impl_for_each_backend! {
+    impl TierQueries {
+        async fn load_tiers(&mut self, shop: &ShopId) -> Result<Vec<LoyaltyTier>, DbError> {
+            loyalty_tiers::table
+                .filter(loyalty_tiers::shop_id.eq(shop.as_str()))
+                .order((loyalty_tiers::min_points_lifetime.asc(), loyalty_tiers::id.asc()))
+                .select(TierRow::as_select())
+                .load(self)
+                .await?
+                .into_iter()
+                .map(TierRow::into_domain)
+                .collect()
+        }
+    }
+}
+
 #[async_trait]
 impl LoyaltyRepository for Database {
     async fn tiers(&self, shop: &ShopId, from: ReadFrom) -> Result<Vec<LoyaltyTier>, StoreError> {
-        let rows = with_read_conn!(self, from, |conn| loyalty_tiers::table
-            .filter(loyalty_tiers::shop_id.eq(shop.as_str()))
-            .order((
-                loyalty_tiers::min_points_lifetime.asc(),
-                loyalty_tiers::id.asc()
-            ))
-            .select(TierRow::as_select())
-            .load(conn)
-            .await)?;
-        Ok(rows
-            .into_iter()
-            .map(TierRow::into_domain)
-            .collect::<Result<_, DbError>>()?)
+        Ok(with_read_conn!(self, from, |conn| conn
+            .load_tiers(shop)
+            .await)?)
     }
 
     async fn recent_tickets(

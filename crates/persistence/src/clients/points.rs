@@ -28,13 +28,14 @@ use shop_ports::StoreError;
 use shop_ports::port::{PointsCommand, PointsLedger, PointsOutcome, PointsResult};
 
 use super::ClientQueries;
+use super::loyalty::TierQueries;
 use crate::database::write_span::WriteSpan;
 use crate::database::{Database, impl_for_each_backend, in_transaction};
 use crate::error::DbError;
-use crate::rows::{IdempotencyRow, PointsAdjustmentRow, PointsRecorded, TierRow, points_outcome};
-use crate::schema::{clients, loyalty_adjustments, loyalty_tiers};
+use crate::rows::{IdempotencyRow, PointsAdjustmentRow, PointsRecorded, points_outcome};
+use crate::schema::{clients, loyalty_adjustments};
 use crate::sql::selection::Selection;
-use crate::stock::adjust::{AdjustQueries, overtaken};
+use crate::stock::adjust::{AdjustQueries, deciding_again};
 use crate::webhooks::outbox::{self, Outbox, OutboxQueries};
 
 /// The statements of one points adjustment, implemented for both backends' connections.
@@ -56,11 +57,6 @@ pub(crate) trait PointsQueries {
         shop: &ShopId,
         client: &ClientId,
     ) -> impl Future<Output = Result<Option<PointsBalance>, DbError>> + Send;
-
-    fn tier_thresholds(
-        &mut self,
-        shop: &ShopId,
-    ) -> impl Future<Output = Result<Vec<shop_domain::loyalty::LoyaltyTier>, DbError>> + Send;
 
     fn set_tier_achieved(
         &mut self,
@@ -131,20 +127,6 @@ impl_for_each_backend! {
             Ok(row.map(|(points, lifetime, all_time)| PointsBalance { points, lifetime, all_time }))
         }
 
-        async fn tier_thresholds(
-            &mut self,
-            shop: &ShopId,
-        ) -> Result<Vec<shop_domain::loyalty::LoyaltyTier>, DbError> {
-            loyalty_tiers::table
-                .filter(loyalty_tiers::shop_id.eq(shop.as_str()))
-                .select(TierRow::as_select())
-                .load(self)
-                .await?
-                .into_iter()
-                .map(TierRow::into_domain)
-                .collect()
-        }
-
         async fn set_tier_achieved(
             &mut self,
             shop: &ShopId,
@@ -191,7 +173,7 @@ pub(super) async fn adjust<C>(
     outbox: Option<&Outbox>,
 ) -> Result<PointsOutcome, DbError>
 where
-    C: PointsQueries + AdjustQueries + ClientQueries + OutboxQueries + Send,
+    C: PointsQueries + TierQueries + AdjustQueries + ClientQueries + OutboxQueries + Send,
 {
     if let Some(claim) = &command.idempotency
         && let Some(record) = conn.live_record(&command.key_prefix, claim).await?
@@ -228,7 +210,7 @@ where
 }
 
 /// Steps (b) to (d).
-async fn decide_and_apply<C: PointsQueries + Send>(
+async fn decide_and_apply<C: PointsQueries + TierQueries + Send>(
     conn: &mut C,
     command: &PointsCommand,
 ) -> Result<PointsResult, DbError> {
@@ -248,7 +230,7 @@ async fn decide_and_apply<C: PointsQueries + Send>(
     };
     let credited = delta.credited();
     if credited > 0 {
-        let tiers = conn.tier_thresholds(shop).await?;
+        let tiers = conn.load_tiers(shop).await?;
         if tier_moved(&tiers, after.lifetime - credited, after.lifetime) {
             conn.set_tier_achieved(shop, client, command.at).await?;
         }
@@ -317,30 +299,19 @@ async fn replay<C: PointsQueries + Send>(
 #[async_trait]
 impl PointsLedger for Database {
     async fn adjust_points(&self, command: &PointsCommand) -> Result<PointsOutcome, StoreError> {
-        // As a stock adjustment: a second attempt only after a concurrent request overtook
-        // this one (PostgreSQL), and a third overtaking is answered as the failure it is.
-        let mut attempts = 0;
-        loop {
-            attempts += 1;
+        let outcome = deciding_again(move || async move {
             let span = WriteSpan::start();
-            let outcome: Result<PointsOutcome, DbError> = in_transaction!(self, |conn| {
+            in_transaction!(self, |conn| {
                 let outcome = adjust(conn, command, self.outbox.as_deref()).await?;
                 span.check()?;
-                Ok(outcome)
-            });
-            match outcome {
-                Err(error) if attempts < 3 && overtaken(&error) => {
-                    tracing::debug!(error = %error, "points adjustment overtaken: deciding again");
-                }
-                Ok(outcome) => {
-                    self.remember_write(&command.key_prefix).await;
-                    if matches!(outcome, PointsOutcome::Fresh(PointsResult::Applied(_))) {
-                        self.events_committed();
-                    }
-                    return Ok(outcome);
-                }
-                Err(error) => return Err(error.into()),
-            }
+                Ok::<_, DbError>(outcome)
+            })
+        })
+        .await?;
+        self.remember_write(&command.key_prefix).await;
+        if matches!(outcome, PointsOutcome::Fresh(PointsResult::Applied(_))) {
+            self.events_committed();
         }
+        Ok(outcome)
     }
 }

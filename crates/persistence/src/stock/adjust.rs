@@ -353,11 +353,34 @@ async fn decide_and_apply<C: AdjustQueries + Send>(
     Ok(AdjustmentResult::Applied(movement.into_adjustment()?))
 }
 
+/// Runs `transaction` (a whole write, in its own transaction) again after a concurrent request
+/// overtook it (PostgreSQL): it took the idempotency key first (its record is then found and
+/// replayed), or moved the value near its bound (the bound is then decided on the new value).
+/// A third overtaking is answered as the failure it is rather than looped on. A stock
+/// adjustment's and an adjustment of points' (`clients/points.rs`) transactions.
+pub(crate) async fn deciding_again<T, Attempt>(
+    mut transaction: impl FnMut() -> Attempt,
+) -> Result<T, DbError>
+where
+    Attempt: Future<Output = Result<T, DbError>>,
+{
+    let mut attempts = 0;
+    loop {
+        attempts += 1;
+        match transaction().await {
+            Err(error) if attempts < 3 && overtaken(&error) => {
+                tracing::debug!(error = %error, "write overtaken: deciding again");
+            }
+            decided => return decided,
+        }
+    }
+}
+
 /// The error of a request that another transaction overtook, and which is decided again:
 /// either it lost the race for its idempotency key (another transaction inserted the same
 /// (API key, idempotency key) record first), or a concurrent adjustment moved the stock
 /// between its range check and its update. Everything it did was rolled back.
-pub(crate) fn overtaken(error: &DbError) -> bool {
+fn overtaken(error: &DbError) -> bool {
     match error {
         DbError::Overtaken(_) => true,
         DbError::Query(QueryError::DatabaseError(DatabaseErrorKind::UniqueViolation, info)) => {

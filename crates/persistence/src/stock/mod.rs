@@ -145,36 +145,23 @@ impl StockRepository for Database {
         &self,
         command: &AdjustmentCommand,
     ) -> Result<AdjustmentOutcome, StoreError> {
-        // A second attempt only after a concurrent request overtook this one (PostgreSQL):
-        // it took the idempotency key first (its record is then found and replayed), or moved
-        // the stock near its bound (the range is then decided on the new stock). A third
-        // overtaking is answered as the failure it is rather than looped on.
-        let mut attempts = 0;
-        loop {
-            attempts += 1;
+        let outcome = adjust::deciding_again(move || async move {
             let span = WriteSpan::start();
-            let outcome: Result<AdjustmentOutcome, DbError> = in_transaction!(self, |conn| {
+            in_transaction!(self, |conn| {
                 let outcome = adjust::adjust(conn, command, self.outbox.as_deref()).await?;
                 span.check()?;
-                Ok(outcome)
-            });
-            match outcome {
-                Err(error) if attempts < 3 && adjust::overtaken(&error) => {
-                    tracing::debug!(error = %error, "adjustment overtaken: deciding again");
-                }
-                Ok(outcome) => {
-                    self.remember_write(&command.key_prefix).await;
-                    if matches!(
-                        outcome,
-                        AdjustmentOutcome::Fresh(AdjustmentResult::Applied(_))
-                    ) {
-                        self.events_committed();
-                    }
-                    return Ok(outcome);
-                }
-                Err(error) => return Err(error.into()),
-            }
+                Ok::<_, DbError>(outcome)
+            })
+        })
+        .await?;
+        self.remember_write(&command.key_prefix).await;
+        if matches!(
+            outcome,
+            AdjustmentOutcome::Fresh(AdjustmentResult::Applied(_))
+        ) {
+            self.events_committed();
         }
+        Ok(outcome)
     }
 
     async fn switch_tracking(
