@@ -6,7 +6,6 @@
 use sha2::{Digest, Sha256};
 
 use crate::Timestamp;
-use crate::api_key::KeyPrefix;
 use crate::id::{ClientId, LoyaltyAdjustmentId};
 use crate::loyalty::{LoyaltyTier, tier_standing};
 
@@ -138,7 +137,7 @@ pub fn tier_moved(tiers: &[LoyaltyTier], before: i64, after: i64) -> bool {
     current(before) != current(after)
 }
 
-/// An adjustment that applied (the API's answer, and the row kept of it).
+/// An adjustment that applied: the API's answer (the row kept of it also names the key).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PointsAdjustment {
     pub id: LoyaltyAdjustmentId,
@@ -147,8 +146,6 @@ pub struct PointsAdjustment {
     pub new_points: i64,
     pub delta: i64,
     pub reason: String,
-    /// The API key that made it.
-    pub key_prefix: KeyPrefix,
     pub applied_at: Timestamp,
 }
 

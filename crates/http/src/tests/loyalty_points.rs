@@ -6,7 +6,6 @@ use actix_web::http::header;
 use actix_web::test::TestRequest;
 use serde_json::json;
 use shop_domain::Timestamp;
-use shop_domain::api_key::KeyPrefix;
 use shop_domain::id::{ClientId, LoyaltyAdjustmentId};
 use shop_domain::loyalty::{PointsAdjustment, PointsRefusal};
 use shop_ports::port::{MockPointsLedger, PointsCommand, PointsOutcome, PointsResult};
@@ -33,7 +32,6 @@ fn applied() -> PointsAdjustment {
         new_points: 100,
         delta: -20,
         reason: "gift".into(),
-        key_prefix: KeyPrefix::parse(PREFIX).unwrap(),
         applied_at: Timestamp::from_millis(NOW_MILLIS),
     }
 }

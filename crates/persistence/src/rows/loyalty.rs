@@ -5,7 +5,6 @@ use diesel::pg::Pg;
 use diesel::prelude::*;
 use diesel::sqlite::Sqlite;
 use shop_domain::Timestamp;
-use shop_domain::api_key::KeyPrefix;
 use shop_domain::color::HexColor;
 use shop_domain::id::{ClientId, LoyaltyAdjustmentId, OrderId, ShopId, SpinId, TicketId, TierId};
 use shop_domain::loyalty::{LotteryTicket, LoyaltyTier, PointsAdjustment, PointsRefusal, Spin};
@@ -159,7 +158,6 @@ impl PointsAdjustmentRow {
         Ok(PointsAdjustment {
             id: LoyaltyAdjustmentId::parse(self.id.as_str()).map_err(|e| corrupt(&e))?,
             client_id: ClientId::parse(self.client_id.as_str()).map_err(|e| corrupt(&e))?,
-            key_prefix: KeyPrefix::parse(&self.api_key_prefix).map_err(|e| corrupt(&e))?,
             previous_points: self.previous_points,
             new_points: self.new_points,
             delta: self.delta,

@@ -1,5 +1,4 @@
 use shop_domain::Timestamp;
-use shop_domain::api_key::KeyPrefix;
 use shop_domain::loyalty::{PointsDelta, PointsReason};
 
 use super::*;
@@ -38,7 +37,6 @@ fn adjustment() -> PointsAdjustment {
         new_points: 15,
         delta: 5,
         reason: "web order 42".into(),
-        key_prefix: KeyPrefix::parse("0a1b2c3d").unwrap(),
         applied_at: Timestamp::from_millis(NOW),
     }
 }
