@@ -32,7 +32,7 @@ use super::loyalty::TierQueries;
 use crate::database::write_span::WriteSpan;
 use crate::database::{Database, impl_for_each_backend, in_transaction};
 use crate::error::DbError;
-use crate::rows::{IdempotencyRow, PointsAdjustmentRow, PointsRecorded, points_outcome};
+use crate::rows::{IdempotencyRow, PointsAdjustmentRow, PointsRecorded};
 use crate::schema::{clients, loyalty_adjustments};
 use crate::sql::selection::Selection;
 use crate::stock::adjust::{AdjustQueries, deciding_again};
@@ -189,12 +189,7 @@ where
         append_event(conn, outbox, command).await?;
     }
     if let Some(claim) = &command.idempotency {
-        let recorded = match &result {
-            PointsResult::Applied(applied) => PointsRecorded::Applied(applied.id.to_string()),
-            PointsResult::ClientNotFound => PointsRecorded::ClientNotFound,
-            PointsResult::Refused(refusal) => PointsRecorded::Refused(*refusal),
-        };
-        let (outcome, loyalty_adjustment_id) = points_outcome(&recorded);
+        let (outcome, loyalty_adjustment_id) = PointsRecorded::of_result(&result).columns();
         let record = IdempotencyRow {
             api_key_prefix: command.key_prefix.as_str().to_owned(),
             idempotency_key: claim.key.as_str().to_owned(),

@@ -9,6 +9,8 @@ use shop_domain::color::HexColor;
 use shop_domain::id::{ClientId, LoyaltyAdjustmentId, OrderId, ShopId, SpinId, TicketId, TierId};
 use shop_domain::loyalty::{LotteryTicket, LoyaltyTier, PointsAdjustment, PointsRefusal, Spin};
 
+use shop_ports::port::PointsResult;
+
 use super::IdempotencyRow;
 use crate::error::DbError;
 use crate::schema::{lottery_tickets, loyalty_adjustments, loyalty_tiers, spins};
@@ -182,17 +184,26 @@ pub(crate) enum PointsRecorded {
     Refused(PointsRefusal),
 }
 
-/// The record's `outcome` and `loyalty_adjustment_id` for a result.
-pub(crate) fn points_outcome(recorded: &PointsRecorded) -> (&'static str, Option<String>) {
-    match recorded {
-        PointsRecorded::Applied(id) => (POINTS_APPLIED, Some(id.clone())),
-        PointsRecorded::ClientNotFound => (CLIENT_NOT_FOUND, None),
-        PointsRecorded::Refused(PointsRefusal::Insufficient) => (INSUFFICIENT_POINTS, None),
-        PointsRecorded::Refused(PointsRefusal::OutOfRange) => (POINTS_OUT_OF_RANGE, None),
-    }
-}
-
 impl PointsRecorded {
+    /// What to record of a result decided now.
+    pub fn of_result(result: &PointsResult) -> Self {
+        match result {
+            PointsResult::Applied(applied) => Self::Applied(applied.id.to_string()),
+            PointsResult::ClientNotFound => Self::ClientNotFound,
+            PointsResult::Refused(refusal) => Self::Refused(*refusal),
+        }
+    }
+
+    /// The record's `outcome` and `loyalty_adjustment_id`.
+    pub fn columns(self) -> (&'static str, Option<String>) {
+        match self {
+            Self::Applied(id) => (POINTS_APPLIED, Some(id)),
+            Self::ClientNotFound => (CLIENT_NOT_FOUND, None),
+            Self::Refused(PointsRefusal::Insufficient) => (INSUFFICIENT_POINTS, None),
+            Self::Refused(PointsRefusal::OutOfRange) => (POINTS_OUT_OF_RANGE, None),
+        }
+    }
+
     /// The record's result; a record of a stock adjustment is not one (its fingerprint
     /// never matches a points request's, so it is refused as a reused key before this).
     pub fn of(row: &IdempotencyRow) -> Result<Self, DbError> {

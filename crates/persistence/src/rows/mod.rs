@@ -18,9 +18,7 @@ pub(crate) use catalogue::{
     BrandRow, CategoryRow, NewVariantRow, ProductRow, ProductWithNames, VariantRow,
 };
 pub(crate) use clients::{ClientConfidentialRow, ClientRow, ClientSearchRow};
-pub(crate) use loyalty::{
-    PointsAdjustmentRow, PointsRecorded, SpinRow, TicketRow, TierRow, points_outcome,
-};
+pub(crate) use loyalty::{PointsAdjustmentRow, PointsRecorded, SpinRow, TicketRow, TierRow};
 pub(crate) use orders::{
     ItemOfOrder, OrderConfidentialRow, OrderItemRow, OrderRow, SelectedOrder, SelectedOrderItem,
 };
