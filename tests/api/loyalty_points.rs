@@ -205,16 +205,14 @@ async fn concurrent_adjustments_lose_no_update(app: TestApp) {
             &json!({"points": points, "reason": format!("load {n}")}),
             None,
         );
-        requests.push(tokio::spawn(async move {
-            let response = request.send().await.expect("request");
-            response.status().as_u16()
-        }));
+        requests.push(request);
     }
-    let mut statuses = Vec::new();
-    for request in requests {
-        statuses.push(request.await.expect("task"));
-    }
-    let failures: Vec<_> = statuses.iter().filter(|status| **status != 201).collect();
+    let replies = app.send_all_at_once(requests).await;
+    let failures: Vec<_> = replies
+        .iter()
+        .filter(|reply| reply.status != 201)
+        .map(|reply| &reply.text)
+        .collect();
     assert!(failures.is_empty(), "not 201: {failures:?}");
     let credits = (0..ADJUSTMENTS).filter(|n| n % 3 != 0).count() as i64;
     let loyalty = client(&app, &key, "v1", "c3").await["loyalty"].clone();
@@ -279,20 +277,13 @@ async fn a_retry_under_one_idempotency_key_applies_once(app: TestApp) {
 
     // Ten at once under one key: one applies, the others wait for it and repeat its answer.
     let before = client(&app, &key, "v1", "c3").await["loyalty"]["points"].clone();
-    let mut requests = Vec::new();
-    for _ in 0..10 {
-        let request = points_request(&app, &key, "c3", &credit(7), Some("burst"));
-        requests.push(tokio::spawn(async move {
-            let response = request.send().await.expect("request");
-            let status = response.status().as_u16();
-            (status, response.json::<Value>().await.expect("json"))
-        }));
-    }
+    let requests = (0..10)
+        .map(|_| points_request(&app, &key, "c3", &credit(7), Some("burst")))
+        .collect();
     let mut ids = Vec::new();
-    for request in requests {
-        let (status, body) = request.await.expect("task");
-        assert_eq!(status, 201, "{body}");
-        ids.push(body["data"]["adjustmentId"].clone());
+    for reply in app.send_all_at_once(requests).await {
+        assert_eq!(reply.status, 201, "{}", reply.text);
+        ids.push(reply.json()["data"]["adjustmentId"].clone());
     }
     ids.dedup();
     assert_eq!(ids.len(), 1, "one adjustment: {ids:?}");

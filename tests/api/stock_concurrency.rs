@@ -26,15 +26,14 @@ async fn concurrent_adjustments_lose_no_update(app: TestApp) {
             &json!({"variantId": "v_ok", "quantity": delta, "reason": format!("load {n}")}),
             None,
         );
-        requests.push(tokio::spawn(async move {
-            let response = request.send().await.expect("request");
-            response.status().as_u16()
-        }));
+        requests.push(request);
     }
-    let mut statuses = Vec::new();
-    for request in requests {
-        statuses.push(request.await.expect("task"));
-    }
+    let statuses: Vec<u16> = app
+        .send_all_at_once(requests)
+        .await
+        .iter()
+        .map(|reply| reply.status)
+        .collect();
     let failures: Vec<_> = statuses.iter().filter(|s| **s != 201).collect();
     assert!(
         failures.is_empty(),

@@ -332,7 +332,24 @@ impl TestApp {
         request
     }
 
+    /// Sends every request at once (a task each) and returns their replies in order.
+    pub async fn send_all_at_once(&self, requests: Vec<reqwest::RequestBuilder>) -> Vec<Reply> {
+        let tasks: Vec<_> = requests
+            .into_iter()
+            .map(|request| tokio::spawn(Self::reply_to(request)))
+            .collect();
+        let mut replies = Vec::with_capacity(tasks.len());
+        for task in tasks {
+            replies.push(task.await.expect("task"));
+        }
+        replies
+    }
+
     pub async fn send(&self, request: reqwest::RequestBuilder) -> Reply {
+        Self::reply_to(request).await
+    }
+
+    async fn reply_to(request: reqwest::RequestBuilder) -> Reply {
         let response = request.send().await.expect("request");
         let status = response.status().as_u16();
         let headers = response.headers().clone();
