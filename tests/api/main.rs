@@ -9,6 +9,7 @@ mod support;
 mod auth;
 mod auth_budgets;
 mod client;
+mod client_writes;
 mod clients;
 mod conditional_reads;
 mod console;

@@ -15,9 +15,9 @@ use shop_ports::usecase::webhooks::{
     DispatchSettings, WebhookDispatcher, WebhookEndpoints, WebhookEvents,
 };
 use shop_ports::usecase::{
-    Authenticator, ClientDirectory, FailureBudgets, ImportShopData, KeyAdmin, LoyaltyOverview,
-    OrderHistory, OwnerAdmin, OwnerSessions, PointsKeeper, ProductCatalogue, RateLimiter,
-    RateLimits, ShopAdmin, SignInLimits, StockKeeper,
+    Authenticator, ClientDirectory, ClientEditor, FailureBudgets, ImportShopData, KeyAdmin,
+    LoyaltyOverview, OrderHistory, OwnerAdmin, OwnerSessions, PointsKeeper, ProductCatalogue,
+    RateLimiter, RateLimits, ShopAdmin, SignInLimits, StockKeeper,
 };
 use shop_webhook_sender::HttpWebhookSender;
 
@@ -137,6 +137,7 @@ pub struct Services {
     pub loyalty: Arc<LoyaltyOverview>,
     pub stock: Arc<StockKeeper>,
     pub points: Arc<PointsKeeper>,
+    pub client_writes: Arc<ClientEditor>,
     pub rate_limiter: Arc<RateLimiter>,
     pub shops: ShopAdmin,
     pub keys: Arc<KeyAdmin>,
@@ -240,6 +241,7 @@ impl Services {
             loyalty: Arc::new(LoyaltyOverview::new(store.clone(), store.clone())),
             stock: Arc::new(StockKeeper::new(store.clone(), ids.clone(), clock.clone())),
             points: Arc::new(PointsKeeper::new(store.clone(), ids.clone(), clock.clone())),
+            client_writes: Arc::new(ClientEditor::new(store.clone(), ids.clone(), clock.clone())),
             rate_limiter: Arc::new(RateLimiter::new(
                 rate_store.clone(),
                 clock.clone(),
@@ -306,6 +308,7 @@ impl Services {
             loyalty: self.loyalty.clone(),
             stock: self.stock.clone(),
             points: self.points.clone(),
+            client_writes: self.client_writes.clone(),
             webhook_endpoints: self.webhook_endpoints.clone(),
             webhook_events: self.webhook_events.clone(),
             rate_limiter: self.rate_limiter.clone(),

@@ -91,6 +91,11 @@ opaque_id!(
     LoyaltyAdjustmentId
 );
 opaque_id!(
+    /// One write of a product or a client made through the API (`wrt_…`), as the console's
+    /// activity lists it.
+    ApiWriteId
+);
+opaque_id!(
     /// A shop owner's account (the console's sign-in).
     OwnerId
 );

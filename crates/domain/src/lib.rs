@@ -32,5 +32,6 @@ pub mod tax_rate;
 pub mod text;
 pub mod timestamp;
 pub mod webhook;
+pub mod write;
 
 pub use timestamp::Timestamp;

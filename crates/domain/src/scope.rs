@@ -66,10 +66,7 @@ impl Scope {
     /// The scopes that no operation serves yet: the write scopes that spec §5 reserves for a
     /// later version. The console refuses them on a new key.
     pub const fn is_reserved(self) -> bool {
-        matches!(
-            self,
-            Scope::ProductsWrite | Scope::OrdersWrite | Scope::ClientsWrite
-        )
+        matches!(self, Scope::ProductsWrite | Scope::OrdersWrite)
     }
 
     const fn bit(self) -> u16 {
@@ -176,6 +173,9 @@ pub enum Operation {
     GetLoyalty,
     /// API v2 (issue 35): an adjustment of a client's points.
     AdjustPoints,
+    /// API v2 (issue 35): an integration's create and merge patch of a client.
+    CreateClient,
+    UpdateClient,
     ListWebhookEndpoints,
     GetWebhookEndpoint,
     ListWebhookDeliveries,
@@ -201,6 +201,7 @@ impl Operation {
             Operation::ListClients | Operation::GetClient => Some(Scope::ClientsRead),
             Operation::GetLoyalty => Some(Scope::LoyaltyRead),
             Operation::AdjustPoints => Some(Scope::LoyaltyWrite),
+            Operation::CreateClient | Operation::UpdateClient => Some(Scope::ClientsWrite),
             Operation::ListWebhookEndpoints
             | Operation::GetWebhookEndpoint
             | Operation::ListWebhookDeliveries
@@ -230,14 +231,7 @@ mod tests {
     #[test]
     fn every_scope_no_operation_serves_yet_is_reserved() {
         let reserved: Vec<_> = Scope::ALL.into_iter().filter(|s| s.is_reserved()).collect();
-        assert_eq!(
-            reserved,
-            [
-                Scope::ProductsWrite,
-                Scope::OrdersWrite,
-                Scope::ClientsWrite,
-            ]
-        );
+        assert_eq!(reserved, [Scope::ProductsWrite, Scope::OrdersWrite]);
     }
 
     #[test]

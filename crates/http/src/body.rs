@@ -20,6 +20,8 @@ use shop_domain::text::refuse_nul;
 use crate::connection;
 use crate::error::{ApiError, FieldIssue};
 
+pub mod members;
+
 /// The members of a JSON object body, each accepted name present at most once, plus the
 /// issues found so far.
 #[derive(Debug)]
@@ -41,12 +43,52 @@ pub async fn read_object(
     if !is_json_content_type(request.headers()) {
         return Err(ApiError::not_json_content_type());
     }
+    JsonFields::parse(&read_bytes(request, payload).await?, accepted)
+}
+
+/// The body of a write of API v2's products and clients, as [`members::Members`] (nested
+/// objects, paths). A `PATCH` is a JSON Merge Patch (RFC 7396): its `Content-Type` may also
+/// be `application/merge-patch+json`.
+pub async fn read_members(
+    request: &HttpRequest,
+    payload: web::Payload,
+    merge_patch: bool,
+) -> Result<members::Members, ApiError> {
+    let headers = request.headers();
+    if !(is_json_content_type(headers) || merge_patch && is_merge_patch_content_type(headers)) {
+        return Err(if merge_patch {
+            ApiError::not_merge_patch_content_type()
+        } else {
+            ApiError::not_json_content_type()
+        });
+    }
+    members::parse(&read_bytes(request, payload).await?)
+}
+
+/// The body, within the app's size limit and `BODY_READ_TIMEOUT`.
+async fn read_bytes(request: &HttpRequest, payload: web::Payload) -> Result<web::Bytes, ApiError> {
     let read = web::Bytes::from_request(request, &mut payload.into_inner());
-    let body = actix_web::rt::time::timeout(connection::BODY_READ_TIMEOUT, read)
+    actix_web::rt::time::timeout(connection::BODY_READ_TIMEOUT, read)
         .await
         .map_err(|_elapsed| ApiError::from_status(StatusCode::REQUEST_TIMEOUT))?
-        .map_err(|error| ApiError::unreadable_body(&error))?;
-    JsonFields::parse(&body, accepted)
+        .map_err(|error| ApiError::unreadable_body(&error))
+}
+
+/// Exactly one `Content-Type`, `application/merge-patch+json` with or without parameters.
+fn is_merge_patch_content_type(headers: &HeaderMap) -> bool {
+    let mut values = headers.get_all(header::CONTENT_TYPE);
+    let (Some(value), None) = (values.next(), values.next()) else {
+        return false;
+    };
+    value
+        .to_str()
+        .ok()
+        .and_then(|text| text.parse::<mime::Mime>().ok())
+        .is_some_and(|media| {
+            media.type_() == mime::APPLICATION
+                && media.subtype().as_str().eq_ignore_ascii_case("merge-patch")
+                && media.suffix() == Some(mime::JSON)
+        })
 }
 
 /// Exactly one `Content-Type`, of media type `application/json` in any case, with or without

@@ -19,7 +19,7 @@ use shop_domain::rate_limit::RateStatus;
 use shop_domain::stock::MAX_ABS_STOCK;
 use shop_domain::webhook::{EventType, MAX_ENDPOINTS_PER_SHOP};
 use shop_ports::usecase::webhooks::EndpointError;
-use shop_ports::usecase::{AdjustError, AuthError, PointsError, ReadError};
+use shop_ports::usecase::{AdjustError, AuthError, ClientWriteError, PointsError, ReadError};
 use shop_ports::{BoxError, StoreError};
 
 /// The largest request body any endpoint reads (JSON or raw), app-wide.
@@ -47,6 +47,18 @@ impl FieldIssue {
             message: message.into(),
         }
     }
+}
+
+/// The one detail of a `409 CONFLICT` (API v2): the member whose value must be unique in the
+/// shop, and the product, variant or client that holds it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ConflictIssue {
+    /// The member's path in the request's body (`email`, `variants[1].sku`).
+    pub field: String,
+    pub message: String,
+    /// The id of the resource that holds the value.
+    pub holder_id: String,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -86,6 +98,14 @@ pub enum ApiError {
     /// An `Idempotency-Key` already used, within its retention, for a different request.
     #[error("idempotency key reused with a different request")]
     IdempotencyKeyReused,
+    /// A write whose `If-Match` names none of the resource's current entity tags (API v2):
+    /// 412 with the current `ETag`, nothing changed.
+    #[error("the resource changed since the version the request names")]
+    PreconditionFailed { etag: String },
+    /// A value that must be unique in the shop and that another resource holds (API v2):
+    /// 409, its one detail naming the member and, in `holderId`, the holder.
+    #[error("the value is already held by another resource")]
+    Conflict(ConflictIssue),
     /// A webhook endpoint's `events` lists types whose resource the key cannot read (API v2):
     /// a 403 `INSUFFICIENT_SCOPE` whose message names them and the scopes they need.
     #[error("the key cannot read what these event types carry")]
@@ -130,6 +150,16 @@ impl ApiError {
         Self::Validation {
             message: "The request body is invalid.",
             details,
+        }
+    }
+
+    /// A merge patch whose `Content-Type` is neither `application/json` nor
+    /// `application/merge-patch+json`.
+    pub fn not_merge_patch_content_type() -> Self {
+        let must = "must be application/merge-patch+json or application/json";
+        Self::Validation {
+            message: "Content-Type must be application/merge-patch+json or application/json.",
+            details: vec![FieldIssue::new("Content-Type", must)],
         }
     }
 
@@ -206,6 +236,8 @@ impl ApiError {
             Self::InsufficientPoints => "INSUFFICIENT_POINTS",
             Self::PointsOutOfRange(_) => "POINTS_OUT_OF_RANGE",
             Self::IdempotencyKeyReused => "IDEMPOTENCY_KEY_REUSED",
+            Self::PreconditionFailed { .. } => "PRECONDITION_FAILED",
+            Self::Conflict(_) => "CONFLICT",
             Self::WebhookEndpointLimit => "WEBHOOK_ENDPOINT_LIMIT",
             Self::RateLimited { .. } => "RATE_LIMITED",
             Self::MethodNotAllowed => "METHOD_NOT_ALLOWED",
@@ -245,6 +277,11 @@ impl ApiError {
                 "The credit would take the client's points out of range; nothing changed."
             }
             Self::IdempotencyKeyReused => "This Idempotency-Key was used with a different request.",
+            Self::PreconditionFailed { .. } => {
+                "The resource changed since the version If-Match names; nothing changed. Read it \
+                 again (its ETag is in this answer) and retry."
+            }
+            Self::Conflict(_) => "Another resource of the shop already holds this value.",
             Self::UnreadableEvents(types) => return Cow::Owned(unreadable_message(types)),
             Self::WebhookEndpointLimit => {
                 return Cow::Owned(format!(
@@ -287,6 +324,16 @@ impl ApiError {
     pub fn envelope(&self) -> Vec<u8> {
         let code = self.code();
         let message = self.public_message();
+        if let Self::Conflict(issue) = self {
+            let envelope = ConflictEnvelope {
+                error: ConflictBody {
+                    code: &code,
+                    message: &message,
+                    details: std::slice::from_ref(issue),
+                },
+            };
+            return serde_json::to_vec(&envelope).unwrap_or_default();
+        }
         let envelope = Envelope {
             error: ErrorBody {
                 code: &code,
@@ -355,6 +402,26 @@ struct ErrorBody<'a> {
     details: &'a [FieldIssue],
 }
 
+/// The body of a `409 CONFLICT` (API v2): the envelope, whose one detail names the holder.
+#[derive(Serialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+#[schema(as = ConflictError)]
+pub(crate) struct ConflictEnvelope<'a> {
+    error: ConflictBody<'a>,
+}
+
+#[derive(Serialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+#[schema(as = ConflictErrorBody)]
+struct ConflictBody<'a> {
+    #[schema(examples("CONFLICT"))]
+    code: &'a str,
+    /// For humans; may change, never parse it.
+    message: &'a str,
+    #[schema(min_items = 1, max_items = 1)]
+    details: &'a [ConflictIssue],
+}
+
 impl ResponseError for ApiError {
     fn status_code(&self) -> StatusCode {
         match self {
@@ -362,6 +429,8 @@ impl ResponseError for ApiError {
             Self::Forbidden(_) | Self::UnreadableEvents(_) => StatusCode::FORBIDDEN,
             Self::Validation { .. } | Self::InvalidJson => StatusCode::BAD_REQUEST,
             Self::NotFound(_) => StatusCode::NOT_FOUND,
+            Self::PreconditionFailed { .. } => StatusCode::PRECONDITION_FAILED,
+            Self::Conflict(_) => StatusCode::CONFLICT,
             Self::StockNotTracked
             | Self::StockOutOfRange(_)
             | Self::InsufficientPoints
@@ -388,6 +457,9 @@ impl ResponseError for ApiError {
             }
             Self::Unavailable(_) => {
                 response.insert_header((header::RETRY_AFTER, "1"));
+            }
+            Self::PreconditionFailed { etag } => {
+                response.insert_header((header::ETAG, etag.as_str()));
             }
             Self::RateLimited {
                 retry_after_seconds,
@@ -528,7 +600,37 @@ impl From<PointsError> for ApiError {
     }
 }
 
+impl From<ClientWriteError> for ApiError {
+    fn from(error: ClientWriteError) -> Self {
+        match error {
+            ClientWriteError::NotFound => Self::not_found(Resource::Client),
+            ClientWriteError::PreconditionFailed(current) => {
+                match crate::etag::entity_tag(crate::dto::client::ClientDto::from(&*current)) {
+                    Ok(etag) => Self::PreconditionFailed { etag },
+                    Err(error) => error,
+                }
+            }
+            ClientWriteError::EmailTaken { holder, .. } => Self::conflict(
+                "email",
+                "is already the e-mail of another client of the shop (without regard to case)",
+                holder.to_string(),
+            ),
+            ClientWriteError::KeyReused => Self::IdempotencyKeyReused,
+            ClientWriteError::Store(store) => store.into(),
+        }
+    }
+}
+
 impl ApiError {
+    /// The 409 of a value `holder` already holds, named by the member's path.
+    pub fn conflict(field: impl Into<String>, message: impl Into<String>, holder: String) -> Self {
+        Self::Conflict(ConflictIssue {
+            field: field.into(),
+            message: message.into(),
+            holder_id: holder,
+        })
+    }
+
     /// The 422 of an adjustment that would take the stock beyond ±10^12.
     pub fn stock_out_of_range() -> Self {
         Self::StockOutOfRange(vec![FieldIssue::new(

@@ -1,5 +1,5 @@
-//! Strong entity tags of API v2's single resources (RFC 9110 §8.8.3), and `If-None-Match`
-//! (§13.1.2) on their reads.
+//! Strong entity tags of API v2's single resources (RFC 9110 §8.8.3): `If-None-Match`
+//! (§13.1.2) on their reads, `If-Match` (§13.1.1) on their writes.
 //!
 //! A tag is derived from the representation's bytes (the first 128 bits of their SHA-256):
 //! it changes exactly when what the client would read changes, whatever changed it (a field,
@@ -12,9 +12,11 @@ use actix_web::http::header::{self, ContentType, HeaderMap, HeaderValue};
 use serde::Serialize;
 use sha2::{Digest, Sha256};
 
+use shop_ports::port::Precondition;
+
 use crate::api_version::ApiVersion;
 use crate::dto::page::DataDto;
-use crate::error::ApiError;
+use crate::error::{ApiError, FieldIssue};
 
 /// `"` + 32 hex digits + `"`.
 fn strong_tag(body: &[u8]) -> String {
@@ -52,6 +54,79 @@ pub(crate) fn single_resource<D: Serialize>(
     match version {
         ApiVersion::V1 => Ok(HttpResponse::Ok().json(data)),
         ApiVersion::V2 => tagged_data(headers, &data),
+    }
+}
+
+/// The entity tag of `data` as a v2 answer shows it, `{data: ...}`.
+pub(crate) fn entity_tag<D: Serialize>(data: D) -> Result<String, ApiError> {
+    let body = serde_json::to_vec(&DataDto::new(data))
+        .map_err(|error| ApiError::Internal(error.into()))?;
+    Ok(strong_tag(&body))
+}
+
+/// A write's answer with the resource in `data` and its `ETag`: `200` to a patch, `201` to a
+/// create (with its `Location` then).
+pub(crate) fn written<D: Serialize>(status: StatusCode, data: D) -> Result<HttpResponse, ApiError> {
+    let body = serde_json::to_vec(&DataDto::new(data))
+        .map_err(|error| ApiError::Internal(error.into()))?;
+    let tag = HeaderValue::from_str(&strong_tag(&body))
+        .map_err(|error| ApiError::Internal(error.into()))?;
+    Ok(HttpResponse::build(status)
+        .content_type(ContentType::json())
+        .insert_header((header::ETAG, tag))
+        .body(body))
+}
+
+/// A write's `If-Match`: the entity tags it names, or `*` (any current representation).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum IfMatch {
+    Any,
+    Tags(Vec<String>),
+}
+
+const IF_MATCH_FORM: &str = "must be * or a comma-separated list of quoted entity tags, as an \
+                             ETag gives them";
+
+impl IfMatch {
+    /// `None` without the header. Several header lines are one list. A weak tag (`W/"x"`) can
+    /// never match, since `If-Match` compares strongly; an unquoted one is refused, so that a
+    /// client that dropped the quotes learns it instead of failing every write with 412.
+    pub(crate) fn parse(headers: &HeaderMap) -> Result<Option<Self>, FieldIssue> {
+        let mut values = headers.get_all(header::IF_MATCH).peekable();
+        if values.peek().is_none() {
+            return Ok(None);
+        }
+        let mut tags = Vec::new();
+        for value in values {
+            let text = value
+                .to_str()
+                .map_err(|_| FieldIssue::new("If-Match", IF_MATCH_FORM))?;
+            for candidate in text.split(',').map(str::trim) {
+                if candidate == "*" {
+                    return Ok(Some(Self::Any));
+                }
+                let quoted = candidate.trim_start_matches("W/");
+                if quoted.len() < 2 || !quoted.starts_with('"') || !quoted.ends_with('"') {
+                    return Err(FieldIssue::new("If-Match", IF_MATCH_FORM));
+                }
+                if !candidate.starts_with("W/") {
+                    tags.push(candidate.to_owned());
+                }
+            }
+        }
+        Ok(Some(Self::Tags(tags)))
+    }
+
+    /// The condition on the resource as the write finds it: its representation, made by
+    /// `render`, has one of the tags.
+    pub(crate) fn precondition<T, D: Serialize>(
+        self,
+        render: impl Fn(&T) -> D + Send + Sync + 'static,
+    ) -> Precondition<T> {
+        Precondition::new(move |current: &T| match &self {
+            Self::Any => true,
+            Self::Tags(tags) => entity_tag(render(current)).is_ok_and(|tag| tags.contains(&tag)),
+        })
     }
 }
 
@@ -97,6 +172,32 @@ mod tests {
         assert!(tag.starts_with('"') && tag.ends_with('"'));
         assert_eq!(tag, strong_tag(br#"{"data":{"points":120}}"#));
         assert_ne!(tag, strong_tag(br#"{"data":{"points":121}}"#));
+    }
+
+    fn if_match(values: &[&str]) -> Result<Option<IfMatch>, FieldIssue> {
+        let mut headers = HeaderMap::new();
+        for value in values {
+            headers.append(header::IF_MATCH, HeaderValue::from_str(value).unwrap());
+        }
+        IfMatch::parse(&headers)
+    }
+
+    #[test]
+    fn if_match_compares_strongly_and_refuses_what_is_no_tag() {
+        assert_eq!(if_match(&[]), Ok(None));
+        assert_eq!(if_match(&["*"]), Ok(Some(IfMatch::Any)));
+        assert_eq!(
+            if_match(&["\"a\", W/\"b\"", "\"c\""]),
+            Ok(Some(IfMatch::Tags(vec!["\"a\"".into(), "\"c\"".into()])))
+        );
+        for bad in ["abc", "\"", "", "\"a\", b"] {
+            assert!(if_match(&[bad]).is_err(), "{bad}");
+        }
+        let tag = entity_tag(5).unwrap();
+        let only_five = IfMatch::Tags(vec![tag]).precondition(|n: &i32| *n);
+        assert!(only_five.holds(&5));
+        assert!(!only_five.holds(&6));
+        assert!(IfMatch::Any.precondition(|n: &i32| *n).holds(&6));
     }
 
     #[test]

@@ -29,8 +29,8 @@ use std::sync::Arc;
 use shop_domain::client_address::TrustedProxies;
 use shop_ports::usecase::webhooks::{WebhookEndpoints, WebhookEvents};
 use shop_ports::usecase::{
-    Authenticator, ClientDirectory, LoyaltyOverview, OrderHistory, PointsKeeper, ProductCatalogue,
-    RateLimiter, StockKeeper,
+    Authenticator, ClientDirectory, ClientEditor, LoyaltyOverview, OrderHistory, PointsKeeper,
+    ProductCatalogue, RateLimiter, StockKeeper,
 };
 
 mod api_version;
@@ -72,6 +72,8 @@ pub struct ApiState {
     pub stock: Arc<StockKeeper>,
     /// API v2: adjustments of clients' points.
     pub points: Arc<PointsKeeper>,
+    /// API v2: an integration's creates and patches of clients.
+    pub client_writes: Arc<ClientEditor>,
     /// API v2: the shop's webhook endpoints, and its event log.
     pub webhook_endpoints: Arc<WebhookEndpoints>,
     pub webhook_events: Arc<WebhookEvents>,

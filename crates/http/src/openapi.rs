@@ -111,8 +111,14 @@ struct ApiDoc;
         webhooks::recover,
         events::list,
         loyalty::adjust_points,
+        clients::create,
+        clients::update,
     ),
     components(schemas(
+        crate::error::ConflictEnvelope,
+        crate::error::ConflictIssue,
+        schemas::ClientCreateBody,
+        schemas::ClientPatchBody,
         crate::dto::loyalty::PointsAdjustmentDto,
         schemas::PointsAdjustmentBody,
         WebhookEndpointDto,
@@ -280,14 +286,27 @@ fn conditional_reads(document: &mut Value) {
     }
 }
 
-/// Adds `more`'s paths, schemas and tags to `document`; a schema both name is v1's.
+/// Adds `more`'s paths, schemas and tags to `document`; a schema both name is v1's, and a path
+/// both have gets `more`'s methods beside v1's (`POST /clients` beside `GET /clients`).
 fn add(document: &mut Value, more: Value) {
     for pointer in ["/paths", "/components/schemas"] {
         let added = more.pointer(pointer).and_then(Value::as_object).cloned();
         let target = document.pointer_mut(pointer).and_then(Value::as_object_mut);
         if let (Some(added), Some(target)) = (added, target) {
             for (name, value) in added {
-                target.entry(name).or_insert(value);
+                match (target.get_mut(&name), value) {
+                    (Some(Value::Object(methods)), Value::Object(more_methods))
+                        if pointer == "/paths" =>
+                    {
+                        for (method, operation) in more_methods {
+                            methods.entry(method).or_insert(operation);
+                        }
+                    }
+                    (Some(_), _) => {}
+                    (None, value) => {
+                        target.insert(name, value);
+                    }
+                }
             }
         }
     }

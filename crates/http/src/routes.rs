@@ -10,7 +10,7 @@
 use actix_web::body::MessageBody;
 use actix_web::dev::{ServiceFactory, ServiceRequest, ServiceResponse};
 use actix_web::middleware::from_fn;
-use actix_web::{Error, FromRequest, Handler, Resource, Responder, Scope, web};
+use actix_web::{Error, FromRequest, Handler, Resource, Responder, Route, Scope, web};
 
 use crate::api_version::ApiVersion;
 use crate::handlers::{clients, events, loyalty, me, orders, products, stock, webhooks};
@@ -20,7 +20,7 @@ use crate::openapi;
 pub fn configure(config: &mut web::ServiceConfig) {
     openapi::configure_documents(config);
     for version in ApiVersion::ALL {
-        let scope = v1_operations(web::scope(version.prefix()));
+        let scope = v1_operations(web::scope(version.prefix()), version);
         config.service(match version {
             ApiVersion::V1 => scope,
             ApiVersion::V2 => v2_operations(scope),
@@ -29,8 +29,11 @@ pub fn configure(config: &mut web::ServiceConfig) {
     openapi::configure_docs_page(config);
 }
 
-/// The operations of API v1, which v2 serves unchanged.
-fn v1_operations(scope: Scope) -> Scope {
+/// The operations of API v1, which v2 serves unchanged; on a path where v2 adds a method
+/// (`POST /clients` beside `GET /clients`), v2's resource lists it too, so that the router
+/// finds both on one resource (a second resource of the same path would never be reached).
+fn v1_operations(scope: Scope, version: ApiVersion) -> Scope {
+    let v2 = version == ApiVersion::V2;
     // The router tries the resources in this order, and a path with a `{segment}` is a
     // regular expression run on every request that gets that far: the fixed paths come first.
     scope
@@ -39,10 +42,18 @@ fn v1_operations(scope: Scope) -> Scope {
         .service(read("/orders", orders::list))
         .service(read("/stock", stock::list))
         .service(write("/stock/adjustments", stock::adjust))
-        .service(read("/clients", clients::list))
+        .service(with_v2(
+            read("/clients", clients::list),
+            v2,
+            web::post().to(clients::create),
+        ))
         .service(read("/products/{id}", products::show))
         .service(read("/orders/{id}", orders::show))
-        .service(read("/clients/{id}", clients::show))
+        .service(with_v2(
+            read("/clients/{id}", clients::show),
+            v2,
+            web::patch().to(clients::update),
+        ))
         .service(read("/clients/{id}/loyalty", loyalty::show))
 }
 
@@ -109,6 +120,14 @@ where
         .route(web::get().to(handler.clone()))
         .route(web::head().to(handler))
         .wrap(from_fn(catch_panic))
+}
+
+/// `resource`, with `route` added on API v2.
+fn with_v2<T>(resource: Resource<T>, v2: bool, route: Route) -> Resource<T>
+where
+    T: ServiceFactory<ServiceRequest, Config = (), Error = Error, InitError = ()>,
+{
+    if v2 { resource.route(route) } else { resource }
 }
 
 /// A resource answering POST with `handler`. The handler reads the body itself, after

@@ -137,6 +137,21 @@ diesel::table! {
         movement_id -> Nullable<Text>,
         created_at_ms -> BigInt,
         loyalty_adjustment_id -> Nullable<Text>,
+        resource_id -> Nullable<Text>,
+        member -> Nullable<Text>,
+    }
+}
+
+diesel::table! {
+    api_writes (id) {
+        id -> Text,
+        shop_id -> Text,
+        api_key_prefix -> Text,
+        resource -> Text,
+        resource_id -> Text,
+        action -> Text,
+        changed -> Text,
+        created_at_ms -> BigInt,
     }
 }
 
@@ -182,6 +197,7 @@ diesel::table! {
         phone_digits -> Text,
         created_at_ms -> BigInt,
         updated_at_ms -> BigInt,
+        email_key -> Nullable<Text>,
     }
 }
 
@@ -377,6 +393,7 @@ diesel::allow_tables_to_appear_in_same_query!(
     variants,
     stock_movements,
     idempotency_records,
+    api_writes,
     loyalty_adjustments,
     clients,
     orders,

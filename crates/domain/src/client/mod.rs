@@ -1,8 +1,12 @@
 //! Identified clients (spec §2).
 
+pub mod contact;
 mod search;
+mod write;
 
+pub use contact::email_key;
 pub use search::{ClientSearch, normalize_phone};
+pub use write::{BillingInput, ClientInput, ClientPatch, DEFAULT_COUNTRY, NewClient};
 
 use crate::Timestamp;
 use crate::id::ClientId;

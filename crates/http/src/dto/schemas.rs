@@ -3,6 +3,8 @@
 //! the parser accepts), the `null` of the fields that have no shape yet, and the stock
 //! adjustment request body (parsed by hand in `body`, so it is described here).
 
+mod client_write;
+
 use std::borrow::Cow;
 
 use serde_json::json;
@@ -12,6 +14,8 @@ use shop_domain::webhook::{DeliveryStatus, EventType, MAX_DESCRIPTION_LEN};
 use utoipa::openapi::schema::{AnyOfBuilder, ObjectBuilder, OneOfBuilder, Schema, Type};
 use utoipa::openapi::{KnownFormat, RefOr, SchemaFormat};
 use utoipa::{PartialSchema, ToSchema};
+
+pub use client_write::{ClientCreateBody, ClientPatchBody};
 
 /// A named string schema whose `enum` is the given values.
 fn string_enum(description: &str, values: impl IntoIterator<Item = &'static str>) -> RefOr<Schema> {

@@ -1,7 +1,14 @@
-//! `GET /api/v1/clients` and `GET /api/v1/clients/{id}`.
+//! `GET /api/v1/clients` and `GET /api/v1/clients/{id}`; API v2's `POST /api/v2/clients` and
+//! `PATCH /api/v2/clients/{id}` (`clients:write`, issue 35).
 
+mod client_members;
+
+use actix_web::http::StatusCode;
+use actix_web::http::header::{self, HeaderValue};
 use actix_web::{HttpRequest, HttpResponse, web};
-use shop_domain::client::{ClientListQuery, ClientSearch, client_cursor_position};
+use shop_domain::client::{
+    Client, ClientListQuery, ClientPatch, ClientSearch, NewClient, client_cursor_position,
+};
 use shop_domain::id::ClientId;
 use shop_domain::pagination::{CursorKind, PageLimit};
 use shop_domain::scope::Operation;
@@ -9,12 +16,17 @@ use shop_domain::scope::Operation;
 use crate::ApiState;
 use crate::api_version::ApiVersion;
 use crate::auth::authenticate;
+use crate::body::read_members;
 use crate::dto::client::ClientDto;
 use crate::dto::page::ListDto;
+use crate::dto::schemas::{ClientCreateBody, ClientPatchBody};
 use crate::error::{ApiError, Resource};
-use crate::etag::single_resource;
-use crate::handlers::params::{ClientListParams, IdPath};
-use crate::handlers::responses::{ListClients, ShowClient};
+use crate::etag::{self, IfMatch, single_resource};
+use crate::handlers::idempotency::{IDEMPOTENT_REPLAYED, idempotency_key};
+use crate::handlers::params::{
+    ClientIdempotencyKeyHeader, ClientListParams, IdPath, IfMatchHeader,
+};
+use crate::handlers::responses::{CreateClient, ListClients, ShowClient, UpdateClient};
 use crate::path_id::PathId;
 use crate::query::{QueryParams, expect_none};
 use crate::read_from::read_from;
@@ -90,4 +102,111 @@ fn list_query(raw: &str) -> Result<ClientListQuery, ApiError> {
         changed,
         limit: limit.unwrap_or(PageLimit::CLIENTS_DEFAULT),
     })
+}
+
+/// As every write: authentication first (401, 429, 403), then the query, the `Content-Type`,
+/// the body's size and syntax, every member and the `Idempotency-Key` together, then the use
+/// case.
+#[utoipa::path(
+    post,
+    path = "/api/v2/clients",
+    tag = "clients",
+    operation_id = "createClient",
+    summary = "Create a client",
+    description = "Scope `clients:write`. Creates a client of the key's shop and answers it as \
+                   `GET /api/v2/clients/{id}` shows it, with its `ETag` and its `Location`. Only \
+                   `name` is required. An `email` another client of the shop has, without \
+                   regard to case, is refused (`409 CONFLICT`, naming the holder). A \
+                   `client.created` event is sent. Body at most 64 KiB, `Content-Type: \
+                   application/json`. Send an `Idempotency-Key` to retry safely.",
+    params(ClientIdempotencyKeyHeader),
+    request_body(content = ClientCreateBody, content_type = "application/json"),
+    responses(CreateClient)
+)]
+pub async fn create(
+    request: HttpRequest,
+    payload: web::Payload,
+    state: web::Data<ApiState>,
+) -> Result<HttpResponse, ApiError> {
+    let principal = authenticate(&request, &state, Operation::CreateClient).await?;
+    expect_none(request.query_string())?;
+    let members = read_members(&request, payload, false).await?;
+    let issues = members.issues().clone();
+    let parsed = NewClient::try_from(client_members::read(members, true));
+    let key = idempotency_key(request.headers());
+    let header_issues = key.as_ref().err().cloned().into_iter().collect();
+    let client = issues.verdict(parsed, header_issues)?;
+    let key = key.ok().flatten();
+
+    let answer = state.client_writes.create(&principal, client, key).await;
+    let replayed = match &answer {
+        Ok(written) => written.replayed,
+        Err(error) => error.replayed(),
+    };
+    let mut response = match answer {
+        Ok(written) => {
+            let location = format!("/api/v2/clients/{}", written.client.id);
+            let mut response =
+                etag::written(StatusCode::CREATED, ClientDto::from(&written.client))?;
+            let location = HeaderValue::from_str(&location)
+                .map_err(|error| ApiError::Internal(error.into()))?;
+            response.headers_mut().insert(header::LOCATION, location);
+            response
+        }
+        Err(error) => HttpResponse::from_error(ApiError::from(error)),
+    };
+    if replayed {
+        response
+            .headers_mut()
+            .insert(IDEMPOTENT_REPLAYED, HeaderValue::from_static("true"));
+    }
+    Ok(response)
+}
+
+/// As a create, with the client's id (404) after the body, and `If-Match` read with the body's
+/// members: a malformed one is a 400 of its own, a stale one a `412` from the use case.
+#[utoipa::path(
+    patch,
+    path = "/api/v2/clients/{id}",
+    tag = "clients",
+    operation_id = "updateClient",
+    summary = "Change a client",
+    description = "Scope `clients:write`. A JSON Merge Patch (RFC 7396) of the client's \
+                   writable members: a member given replaces the client's, `null` clears a \
+                   nullable one, `billing`'s members merge one by one. `loyalty` is read-only \
+                   (its points move by adjustments). Answers the client as it now is, with its \
+                   new `ETag`. With `If-Match`, the patch applies only if the client still has \
+                   that `ETag`, else `412 PRECONDITION_FAILED` with the current one. A patch \
+                   that changes something moves `updatedAt` and sends `client.updated`; one that \
+                   changes nothing writes nothing. `Content-Type: application/merge-patch+json` \
+                   or `application/json`.",
+    params(IdPath, IfMatchHeader),
+    request_body(content = ClientPatchBody, content_type = "application/merge-patch+json"),
+    responses(UpdateClient)
+)]
+pub async fn update(
+    request: HttpRequest,
+    id: PathId<ClientId>,
+    payload: web::Payload,
+    state: web::Data<ApiState>,
+) -> Result<HttpResponse, ApiError> {
+    let principal = authenticate(&request, &state, Operation::UpdateClient).await?;
+    expect_none(request.query_string())?;
+    let members = read_members(&request, payload, true).await?;
+    let issues = members.issues().clone();
+    let parsed = ClientPatch::try_from(client_members::read(members, false));
+    let if_match = IfMatch::parse(request.headers());
+    let header_issues = if_match.as_ref().err().cloned().into_iter().collect();
+    let patch = issues.verdict(parsed, header_issues)?;
+    let precondition = if_match
+        .ok()
+        .flatten()
+        .map(|condition| condition.precondition(|client: &Client| ClientDto::from(client)));
+    let id = id.or_not_found(Resource::Client)?;
+
+    let client = state
+        .client_writes
+        .patch(&principal, id, patch, precondition)
+        .await?;
+    etag::written(StatusCode::OK, ClientDto::from(&client))
 }

@@ -12,7 +12,7 @@ use crate::error::{ApiError, FieldIssue};
 
 const IDEMPOTENCY_KEY: HeaderName = HeaderName::from_static("idempotency-key");
 /// Set on a response that repeats the first answer to the same `Idempotency-Key`.
-const IDEMPOTENT_REPLAYED: HeaderName = HeaderName::from_static("idempotent-replayed");
+pub(crate) const IDEMPOTENT_REPLAYED: HeaderName = HeaderName::from_static("idempotent-replayed");
 
 /// The body's request (`parsed` from its members, its domain problems reported on `fields`)
 /// and the `Idempotency-Key`: both, or one 400 naming every problem of the body and the header.
@@ -58,7 +58,7 @@ pub(crate) fn created_or_refused<D: Serialize>(
 }
 
 /// The optional `Idempotency-Key`: given at most once, and valid per the domain.
-fn idempotency_key(headers: &HeaderMap) -> Result<Option<IdempotencyKey>, FieldIssue> {
+pub(crate) fn idempotency_key(headers: &HeaderMap) -> Result<Option<IdempotencyKey>, FieldIssue> {
     let mut values = headers.get_all(IDEMPOTENCY_KEY);
     let Some(value) = values.next() else {
         return Ok(None);

@@ -255,3 +255,35 @@ pub struct PointsIdempotencyKeyHeader {
     )]
     idempotency_key: String,
 }
+
+/// The optional `Idempotency-Key` of a create (API v2).
+#[derive(IntoParams)]
+#[into_params(parameter_in = Header)]
+pub struct ClientIdempotencyKeyHeader {
+    /// 1 to 255 visible ASCII characters (a UUID, a sign-up's id), scoped to the API key and
+    /// kept 24 hours, in one namespace with the adjustments' keys. The same key with the same
+    /// request replays the first answer (the same client, as it is now, or the same refusal)
+    /// with `Idempotent-Replayed: true`, and creates nothing; with a different request it
+    /// answers 422 `IDEMPOTENCY_KEY_REUSED`. Without it, two identical requests are two
+    /// clients.
+    #[param(
+        rename = "Idempotency-Key",
+        required = false,
+        min_length = 1,
+        max_length = 255,
+        pattern = "^[!-~]{1,255}$"
+    )]
+    idempotency_key: String,
+}
+
+/// The optional `If-Match` of a write (API v2, RFC 9110 §13.1.1).
+#[derive(IntoParams)]
+#[into_params(parameter_in = Header)]
+pub struct IfMatchHeader {
+    /// The `ETag` of the version the change is based on (or several, comma-separated, or
+    /// `*`): the write applies only if the resource still has one of them, else `412
+    /// PRECONDITION_FAILED` with its current `ETag`, and nothing changes. Weak tags never
+    /// match. Without it, the write applies to whatever is current.
+    #[param(rename = "If-Match", required = false, min_length = 1)]
+    if_match: String,
+}

@@ -34,7 +34,7 @@ use crate::dto::webhook::{
     CreatedWebhookEndpointDto, DeliveryDto, LoggedEventDto, QueuedDto, TestEventDto,
     WebhookEndpointDto, WebhookSecretDto,
 };
-use crate::error::{ApiError, Envelope, FieldIssue, Resource};
+use crate::error::{ApiError, ConflictEnvelope, Envelope, FieldIssue, Resource};
 
 /// The extension listing the headers a response always carries; removed by
 /// `crate::openapi::finish`.
@@ -96,6 +96,20 @@ impl Reply {
         let content = ContentBuilder::new()
             .schema(Some(Ref::from_schema_name(Envelope::name())))
             .examples_from_iter(examples)
+            .build();
+        self.response = self.response.content(JSON, content);
+        self
+    }
+
+    /// The envelope of a `409 CONFLICT`, whose detail names the holder.
+    fn conflict(mut self, error: &ApiError) -> Self {
+        let body: Value = serde_json::from_slice(&error.envelope()).unwrap_or(Value::Null);
+        let content = ContentBuilder::new()
+            .schema(Some(Ref::from_schema_name(ConflictEnvelope::name())))
+            .examples_from_iter([(
+                error.code().into_owned(),
+                ExampleBuilder::new().value(Some(body)).build(),
+            )])
             .build();
         self.response = self.response.content(JSON, content);
         self
@@ -197,6 +211,34 @@ impl Reply {
                 ))
                 .build(),
         );
+        self
+    }
+
+    /// On a v2 write's answer that shows the resource, and on its `412`.
+    fn etag(mut self, description: &str) -> Self {
+        self.response = self.response.header(
+            "ETag",
+            HeaderBuilder::new()
+                .schema(string_schema(None, Some("^\"[0-9a-f]{32}\"$")))
+                .description(Some(description))
+                .build(),
+        );
+        self.required.push("ETag");
+        self
+    }
+
+    /// On a create's `201`.
+    fn location(mut self, example: &str) -> Self {
+        self.response = self.response.header(
+            "Location",
+            HeaderBuilder::new()
+                .schema(string_schema(None, None))
+                .description(Some(format!(
+                    "The path of the resource created, to read or patch it: `{example}`."
+                )))
+                .build(),
+        );
+        self.required.push("Location");
         self
     }
 
@@ -606,6 +648,120 @@ fn points_adjustment_responses() -> Responses {
     responses
 }
 
+const WRITTEN_ETAG: &str = "The strong entity tag of the resource as this answer shows it: \
+                            send it in `If-Match` to make the next write conditional, or in \
+                            `If-None-Match` to a read.";
+
+fn client_create_responses() -> Responses {
+    let mut responses = common(Operation::CreateClient);
+    responses.insert(
+        "201".into(),
+        Reply::new(
+            "Created: the client, in `data`, as `GET /api/v2/clients/{id}` shows it. A replay \
+             (same `Idempotency-Key`, same request) answers the same client as it is now and \
+             creates nothing.",
+        )
+        .json(DataDto::<ClientDto>::schema())
+        .etag(WRITTEN_ETAG)
+        .location("/api/v2/clients/cli_0192…")
+        .rate_limit(true)
+        .idempotent_replayed()
+        .build(),
+    );
+    responses.insert(
+        "400".into(),
+        invalid_body(
+            vec![
+                FieldIssue::new("name", "is required"),
+                FieldIssue::new(
+                    "billing.country",
+                    "must be an ISO 3166-1 alpha-2 country code, such as FR",
+                ),
+            ],
+            "a member is missing, read-only (`loyalty`, `id`, …) or invalid, each named by its \
+             path (`billing.city`), or the `Idempotency-Key` is invalid.",
+        ),
+    );
+    responses.insert("409".into(), email_conflict());
+    responses.insert("413".into(), too_large());
+    responses.insert(
+        "422".into(),
+        Reply::new(
+            "`IDEMPOTENCY_KEY_REUSED`: the `Idempotency-Key` was used in the last 24 hours with \
+             a different request (of any write that takes one).",
+        )
+        .errors(&[ApiError::IdempotencyKeyReused])
+        .rate_limit(true)
+        .build(),
+    );
+    responses
+}
+
+fn client_update_responses() -> Responses {
+    let mut responses = common(Operation::UpdateClient);
+    responses.insert(
+        "200".into(),
+        Reply::new("The client as it now is, in `data`, with its new `ETag`.")
+            .json(DataDto::<ClientDto>::schema())
+            .etag(WRITTEN_ETAG)
+            .rate_limit(true)
+            .build(),
+    );
+    responses.insert(
+        "400".into(),
+        invalid_body(
+            vec![
+                FieldIssue::new("loyalty", "is read-only"),
+                FieldIssue::new("name", "must not be null"),
+            ],
+            "a member is read-only (`loyalty`, `id`, …), unknown or invalid, each named by its \
+             path (`billing.city`), or `If-Match` is not a list of quoted entity tags. The \
+             `Content-Type` may also be `application/merge-patch+json`.",
+        ),
+    );
+    responses.insert(
+        "404".into(),
+        not_found(
+            Resource::Client,
+            "`NOT_FOUND`: no client of the key's shop has this id (unknown, of another shop, or \
+             an id that cannot exist).",
+        ),
+    );
+    responses.insert("409".into(), email_conflict());
+    responses.insert(
+        "412".into(),
+        Reply::new(
+            "`PRECONDITION_FAILED`: the client changed since the version `If-Match` names; \
+             nothing changed. The answer's `ETag` is the current one: read the client again, \
+             apply the change to it, and retry with that tag.",
+        )
+        .errors(&[ApiError::PreconditionFailed {
+            etag: "\"0f1e2d3c4b5a69788796a5b4c3d2e1f0\"".into(),
+        }])
+        .etag("The client's current entity tag.")
+        .rate_limit(true)
+        .build(),
+    );
+    responses.insert("413".into(), too_large());
+    responses
+}
+
+fn email_conflict() -> RefOr<Response> {
+    Reply::new(
+        "`CONFLICT`: another client of the shop has this e-mail, without regard to case; its id \
+         is the detail's `holderId`. Nothing changed (a create's refusal is replayed like a \
+         success).",
+    )
+    .conflict(&ApiError::conflict(
+        "email",
+        "is already the e-mail of another client of the shop (without regard to case)",
+        "cli_0192d3a4".into(),
+    ))
+    .rate_limit(true)
+    .idempotent_replayed()
+    .build()
+}
+
 /// The 403s of a write that lists event types: the key's scope, and the types' read scopes.
 fn forbidden_events(operation: Operation) -> RefOr<Response> {
     let example = ApiError::UnreadableEvents(vec![EventType::OrderCreated]);
@@ -665,6 +821,10 @@ fn endpoint_action<T: ToSchema>(operation: Operation, status: &str, what: &str) 
 operation_responses! {
     /// `POST /api/v2/clients/{id}/loyalty/adjustments`.
     AdjustPoints => points_adjustment_responses();
+    /// `POST /api/v2/clients`.
+    CreateClient => client_create_responses();
+    /// `PATCH /api/v2/clients/{id}`.
+    UpdateClient => client_update_responses();
     /// `GET /api/v2/webhook-endpoints`.
     ListWebhookEndpoints => page::<WebhookEndpointDto>(
         Operation::ListWebhookEndpoints,

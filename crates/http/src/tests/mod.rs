@@ -37,15 +37,15 @@ use shop_domain::shop::{Shop, ShopSlug, SubscriptionStatus};
 use shop_domain::tax_rate::TaxRate;
 use shop_domain::webhook::NetworkPolicy;
 use shop_ports::port::{
-    HashError, MockApiKeyStore, MockCatalogueRepository, MockClientRepository, MockClock,
-    MockEventLog, MockIdGenerator, MockLoyaltyRepository, MockOrderRepository, MockPointsLedger,
-    MockRandomTokens, MockSecretHasher, MockStockRepository, MockWebhookEndpointStore,
-    mock_on_real_windows,
+    HashError, MockApiKeyStore, MockCatalogueRepository, MockClientRepository, MockClientWriter,
+    MockClock, MockEventLog, MockIdGenerator, MockLoyaltyRepository, MockOrderRepository,
+    MockPointsLedger, MockRandomTokens, MockSecretHasher, MockStockRepository,
+    MockWebhookEndpointStore, mock_on_real_windows,
 };
 use shop_ports::usecase::webhooks::{WebhookEndpoints, WebhookEvents};
 use shop_ports::usecase::{
-    Authenticator, ClientDirectory, FailureBudgets, LoyaltyOverview, OrderHistory, PointsKeeper,
-    ProductCatalogue, RateLimiter, RateLimits, StockKeeper,
+    Authenticator, ClientDirectory, ClientEditor, FailureBudgets, LoyaltyOverview, OrderHistory,
+    PointsKeeper, ProductCatalogue, RateLimiter, RateLimits, StockKeeper,
 };
 
 use crate::server::app;
@@ -166,6 +166,7 @@ pub struct TestApi {
     loyalty: MockLoyaltyRepository,
     stock: MockStockRepository,
     points: MockPointsLedger,
+    client_writer: MockClientWriter,
     webhook_store: MockWebhookEndpointStore,
     event_log: MockEventLog,
     rate_limiter: Arc<RateLimiter>,
@@ -189,6 +190,7 @@ impl TestApi {
             loyalty: MockLoyaltyRepository::new(),
             stock: MockStockRepository::new(),
             points: MockPointsLedger::new(),
+            client_writer: MockClientWriter::new(),
             webhook_store: MockWebhookEndpointStore::new(),
             event_log: MockEventLog::new(),
             rate_limiter: rate_limiter(RateLimits::default()),
@@ -223,6 +225,11 @@ impl TestApi {
 
     pub fn points(mut self, points: MockPointsLedger) -> Self {
         self.points = points;
+        self
+    }
+
+    pub fn client_writer(mut self, writer: MockClientWriter) -> Self {
+        self.client_writer = writer;
         self
     }
 
@@ -277,6 +284,8 @@ impl TestApi {
         let clients = Arc::new(self.clients);
         let mut points_ids = MockIdGenerator::new();
         points_ids.expect_new_id().returning(|| NEW_ID.into());
+        let mut client_ids = MockIdGenerator::new();
+        client_ids.expect_new_id().returning(|| NEW_ID.into());
         let mut webhook_ids = MockIdGenerator::new();
         webhook_ids.expect_new_id().returning(|| NEW_ID.into());
         let mut webhook_random = MockRandomTokens::new();
@@ -303,6 +312,11 @@ impl TestApi {
             points: Arc::new(PointsKeeper::new(
                 Arc::new(self.points),
                 Arc::new(points_ids),
+                clock.clone(),
+            )),
+            client_writes: Arc::new(ClientEditor::new(
+                Arc::new(self.client_writer),
+                Arc::new(client_ids),
                 clock.clone(),
             )),
             webhook_endpoints: Arc::new(WebhookEndpoints::new(

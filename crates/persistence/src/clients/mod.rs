@@ -5,10 +5,12 @@
 //! the database on this path.
 //!
 //! `loyalty.rs`: a client's loyalty, the shop's tiers and the client's latest tickets and spins.
-//! `points.rs`: an adjustment of a client's points (`PointsLedger`), the only write here.
+//! `points.rs`: an adjustment of a client's points (`PointsLedger`); `write.rs`: an
+//! integration's create and merge patch of a client (`ClientWriter`).
 
 mod loyalty;
 mod points;
+mod write;
 
 use async_trait::async_trait;
 use diesel::prelude::*;

@@ -198,6 +198,8 @@ where
             movement_id: None,
             created_at_ms: command.at.millis(),
             loyalty_adjustment_id,
+            resource_id: None,
+            member: None,
         };
         conn.insert_record(&record).await?;
     }

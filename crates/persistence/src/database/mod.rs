@@ -17,6 +17,7 @@
 //! - `calling_thread.rs`: why SQLite's API reads run on the thread that asks for them;
 //! - `checkout.rs`: a pooled connection within the wait timeout, timeouts counted;
 //! - `write_queue.rs`: why SQLite writers take turns in the process;
+//! - `write_locks.rs`: the row and value locks of API v2's writes (`If-Match`, unique e-mails);
 //! - `write_span.rs`: the writers' half of the sync contract (a write's stamp to its commit);
 //! - `monitor.rs`: the pool's figures for `/metrics`;
 //! - `replicas.rs`: PostgreSQL read replicas, where each stands, and which one a read uses;
@@ -37,6 +38,7 @@ mod read;
 mod replicas;
 mod replication;
 mod url;
+pub(crate) mod write_locks;
 mod write_queue;
 pub(crate) mod write_span;
 

@@ -13,11 +13,14 @@ mod loyalty;
 mod orders;
 mod owners;
 mod stock;
+mod writes;
 
 pub(crate) use catalogue::{
     BrandRow, CategoryRow, NewVariantRow, ProductRow, ProductWithNames, VariantRow,
 };
-pub(crate) use clients::{ClientConfidentialRow, ClientRow, ClientSearchRow};
+pub(crate) use clients::{
+    ClientConfidentialRow, ClientContactChangeset, ClientRow, ClientSearchRow, NewClientRow,
+};
 pub(crate) use loyalty::{PointsAdjustmentRow, PointsRecorded, SpinRow, TicketRow, TierRow};
 pub(crate) use orders::{
     ItemOfOrder, OrderConfidentialRow, OrderItemRow, OrderRow, SelectedOrder, SelectedOrderItem,
@@ -27,6 +30,7 @@ pub(crate) use stock::{
     IdempotencyRow, MovementRow, Recorded, RecordedOutcome, StockEntryRow, SwitchRow,
     VariantNameRow,
 };
+pub(crate) use writes::{ApiWrite, ApiWriteRow, CreateRecorded, WriteAction, WrittenResource};
 
 use diesel::pg::Pg;
 use diesel::prelude::*;

@@ -155,6 +155,10 @@ pub(crate) struct IdempotencyRow {
     pub created_at_ms: i64,
     /// A points adjustment's (`rows/loyalty.rs`, `PointsRecord`).
     pub loyalty_adjustment_id: Option<String>,
+    /// A create's: the resource created, or the holder of a value claimed (`rows/writes.rs`).
+    pub resource_id: Option<String>,
+    /// A refused create's: the member whose value another holds.
+    pub member: Option<String>,
 }
 
 /// What a stored record says to replay.

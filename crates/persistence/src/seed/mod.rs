@@ -10,9 +10,7 @@
 //! only through its synchronous `ExecuteDsl` (hence one statement per row in `import/sales.rs`).
 //! So on SQLite the same statements run on the wrapped synchronous connection, on tokio's
 //! blocking pool, inside the async transaction: [`insert_batch!`] is written once and expanded
-//! for both connection kinds. `rows.rs`: the one row type only this loader writes.
-
-mod rows;
+//! for both connection kinds.
 
 use async_trait::async_trait;
 use diesel::{BoolExpressionMethods, ExpressionMethods, QueryDsl};
@@ -23,14 +21,13 @@ use shop_seed::{BulkBatch, BulkLoader};
 use crate::database::{Database, SqliteConn, in_transaction, with_conn};
 use crate::error::DbError;
 use crate::rows::{
-    BrandRow, CategoryRow, NewVariantRow, OrderItemRow, OrderRow, ProductRow, SpinRow, TicketRow,
-    TierRow, VariantRow,
+    BrandRow, CategoryRow, NewClientRow, NewVariantRow, OrderItemRow, OrderRow, ProductRow,
+    SpinRow, TicketRow, TierRow, VariantRow,
 };
 use crate::schema::{
     brands, categories, clients, lottery_tickets, loyalty_tiers, order_items, orders, products,
     spins, variants,
 };
-use rows::NewClientRow;
 
 /// SQLite's `SQLITE_MAX_VARIABLE_NUMBER` (the bundled build's default since 3.32).
 const SQLITE_MAX_BINDS: usize = 32_766;

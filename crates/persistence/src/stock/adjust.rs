@@ -252,6 +252,8 @@ pub(super) async fn adjust<C: AdjustQueries + CatalogueQueries + OutboxQueries +
             movement_id,
             loyalty_adjustment_id: None,
             created_at_ms: command.at.millis(),
+            resource_id: None,
+            member: None,
         };
         conn.insert_record(&record).await?;
     }

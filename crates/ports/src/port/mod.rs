@@ -2,6 +2,7 @@
 
 mod catalogue;
 mod claim_room;
+mod client_writer;
 mod clients;
 mod device_secret;
 mod health;
@@ -11,6 +12,7 @@ mod loyalty;
 mod orders;
 mod owners;
 mod points_ledger;
+mod precondition;
 mod rate_limit;
 mod replication;
 mod runtime;
@@ -22,6 +24,10 @@ mod webhooks;
 
 pub use catalogue::CatalogueRepository;
 pub use claim_room::ClaimRoom;
+pub use client_writer::{
+    ClientWriter, CreateClientCommand, CreateClientOutcome, CreateClientResult, PatchClientCommand,
+    PatchClientResult,
+};
 pub use clients::ClientRepository;
 pub use device_secret::DeviceSecretStore;
 pub use health::{
@@ -34,6 +40,7 @@ pub use loyalty::LoyaltyRepository;
 pub use orders::OrderRepository;
 pub use owners::{OwnerStore, PasswordHasher};
 pub use points_ledger::{PointsCommand, PointsLedger, PointsOutcome, PointsResult};
+pub use precondition::Precondition;
 pub use rate_limit::{RateLimitStore, RateStoreError, Reservation, Slot};
 pub use replication::{ReadFrom, WritePosition, WritePositions};
 pub use runtime::{Clock, IdGenerator, RandomTokens};
@@ -52,6 +59,8 @@ pub use webhooks::{
 
 #[cfg(feature = "mocks")]
 pub use catalogue::MockCatalogueRepository;
+#[cfg(feature = "mocks")]
+pub use client_writer::MockClientWriter;
 #[cfg(feature = "mocks")]
 pub use clients::MockClientRepository;
 #[cfg(feature = "mocks")]

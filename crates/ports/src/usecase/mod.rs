@@ -3,6 +3,7 @@
 pub mod authenticate;
 pub mod catalogue;
 mod client_gate;
+pub mod client_writes;
 pub mod clients;
 pub mod import;
 pub mod keys;
@@ -27,6 +28,7 @@ pub use authenticate::{
     Throttle, ThrottledBy,
 };
 pub use catalogue::ProductCatalogue;
+pub use client_writes::{ClientEditor, ClientWriteError, ClientWritten};
 pub use clients::ClientDirectory;
 pub use import::{ImportError, ImportShopData};
 pub use keys::{
