@@ -7,10 +7,13 @@
 //! [`product_page`] does. A search (`q`) of three characters or more costs one or two more: a
 //! probe of the search index, then, for a rare term, its entries, which tell the page which
 //! products to test (see [`search`]).
+//!
+//! `write.rs`: a whole product's rows, upserted (the import's and API v2's product writes).
 
 mod postgres;
 pub(crate) mod search;
 mod sqlite;
+pub(crate) mod write;
 
 use async_trait::async_trait;
 use diesel::dsl;

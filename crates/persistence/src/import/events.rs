@@ -12,11 +12,12 @@ use shop_domain::loyalty::{LotteryTicket, Spin};
 use shop_ports::port::ImportCounts;
 
 use super::changes::ImportChanges;
-use super::{IDS_PER_QUERY, ImportConnection, check_written, only_in_shop};
+use super::{IDS_PER_QUERY, ImportConnection};
 use crate::database::impl_for_each_backend;
 use crate::error::DbError;
 use crate::rows::{SpinRow, TicketRow};
 use crate::schema::{clients, lottery_tickets, spins};
+use crate::sql::shop_upsert::{check_written, only_in_shop};
 
 /// The event import's own queries, implemented for both backends' connections.
 pub(super) trait EventWrites {

@@ -71,6 +71,7 @@ trait ImportConnection:
     + OrderQueries
     + checks::OwnershipQueries
     + catalogue::CatalogueWrites
+    + crate::catalogue::write::ProductWrites
     + sales::SalesWrites
     + events::EventWrites
     + restamp::Restamp
@@ -85,6 +86,7 @@ impl<C> ImportConnection for C where
         + OrderQueries
         + checks::OwnershipQueries
         + catalogue::CatalogueWrites
+        + crate::catalogue::write::ProductWrites
         + sales::SalesWrites
         + events::EventWrites
         + restamp::Restamp
@@ -165,26 +167,4 @@ async fn apply<C: ImportConnection>(
         lottery_tickets,
         spins,
     })
-}
-
-/// `ON CONFLICT … DO UPDATE … WHERE predicate`. Spelled out because `FilterDsl`, which gives
-/// upserts their `filter`, would make every other `.filter()` call ambiguous if imported.
-fn only_in_shop<S, P>(upsert: S, predicate: P) -> diesel::dsl::Filter<S, P>
-where
-    S: diesel::query_dsl::methods::FilterDsl<P>,
-{
-    diesel::query_dsl::methods::FilterDsl::filter(upsert, predicate)
-}
-
-/// Every upsert updates only a row of the same shop (`ON CONFLICT (id) DO UPDATE … WHERE
-/// shop_id = ?`). Step (1) already refused foreign ids; a row claimed by another shop since
-/// then updates nothing, and that is reported instead of being counted as written.
-fn check_written(written: usize, table: &str, id: &str) -> Result<(), DbError> {
-    if written == 1 {
-        Ok(())
-    } else {
-        Err(DbError::Invariant(format!(
-            "{table} id {id} was taken by another shop during the import"
-        )))
-    }
 }

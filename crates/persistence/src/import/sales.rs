@@ -18,7 +18,7 @@ use shop_domain::order::{Order, OrderConfidential};
 use shop_ports::port::ImportCounts;
 
 use super::changes::ImportChanges;
-use super::{IDS_PER_QUERY, ImportConnection, check_written, only_in_shop};
+use super::{IDS_PER_QUERY, ImportConnection};
 use crate::clients::ClientSelection;
 use crate::database::impl_for_each_backend;
 use crate::error::DbError;
@@ -28,6 +28,7 @@ use crate::rows::{
 };
 use crate::schema::{clients, order_items, orders};
 use crate::sql::one_of::one_of;
+use crate::sql::shop_upsert::{check_written, only_in_shop};
 
 /// Every column one client write sets.
 pub(super) struct ClientWrite {
