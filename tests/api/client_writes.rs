@@ -373,6 +373,16 @@ async fn an_email_is_unique_in_the_shop_without_regard_to_case(app: TestApp) {
     )
     .await;
     assert_eq!(own.status, 200, "{}", own.text);
+    // A cleared e-mail is free again.
+    let cleared = patch(&app, &key, "c3", &json!({"email": null})).await;
+    assert_eq!(cleared.status, 200, "{}", cleared.text);
+    let reused = create(
+        &app,
+        &key,
+        &json!({"name": "Élodie bis", "email": "elodie@example.fr"}),
+    )
+    .await;
+    assert_eq!(reused.status, 201, "{}", reused.text);
     // Another shop may have the same e-mail.
     app.create_shop("other").await;
     let other = app.create_key("other", SCOPES).await;

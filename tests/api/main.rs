@@ -10,6 +10,7 @@ mod auth;
 mod auth_budgets;
 mod client;
 mod client_writes;
+mod client_writes_sdk;
 mod clients;
 mod conditional_reads;
 mod console;

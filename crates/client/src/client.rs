@@ -6,7 +6,8 @@ use std::time::Duration;
 
 use futures::{Stream, TryStreamExt, stream};
 use reqwest::header::{
-    ACCEPT, AUTHORIZATION, CONTENT_TYPE, ETAG, HeaderMap, HeaderValue, IF_NONE_MATCH, USER_AGENT,
+    ACCEPT, AUTHORIZATION, CONTENT_TYPE, ETAG, HeaderMap, HeaderValue, IF_MATCH, IF_NONE_MATCH,
+    USER_AGENT,
 };
 use reqwest::{Method, StatusCode, Url};
 use serde::Serialize;
@@ -21,8 +22,11 @@ use crate::models::{
 use crate::query::{ClientQuery, ListQuery, OrderQuery, Params, ProductQuery, StockQuery};
 use crate::retry::{self, RetryEvent, RetryHook, RetryPolicy, RetryReason};
 
-/// The header that makes a stock adjustment safe to repeat.
+/// The header that makes a stock adjustment (or any v2 create) safe to repeat.
 pub const IDEMPOTENCY_KEY_HEADER: &str = "Idempotency-Key";
+const JSON: &str = "application/json";
+/// RFC 7396: the `Content-Type` of a client's `PATCH`.
+const MERGE_PATCH_JSON: &str = "application/merge-patch+json";
 const REPLAYED_HEADER: &str = "Idempotent-Replayed";
 const DEFAULT_USER_AGENT: &str = concat!("shop-api-client/", env!("CARGO_PKG_VERSION"));
 /// How many characters of an undecodable body an [`ApiError::Decode`] keeps.
@@ -229,19 +233,47 @@ impl Client {
         idempotency_key: &str,
     ) -> Result<(T, bool), ApiError> {
         let request = Request {
-            method: Method::POST,
-            url,
             body: Some(body),
             idempotency_key: Some(idempotency_key),
-            if_none_match: None,
+            ..Request::new(Method::POST, url)
         };
         let response = self.execute(&request).await?;
-        let replayed = response
-            .headers
-            .get(REPLAYED_HEADER)
-            .is_some_and(|value| value.as_bytes().eq_ignore_ascii_case(b"true"));
+        let replayed = is_replayed(&response.headers);
         let answer: Data<T> = decode(response)?;
         Ok((answer.data, replayed))
+    }
+
+    /// Sends a v2 write of one resource (`POST` with an optional `Idempotency-Key`, sent again
+    /// on every retry; `PATCH` as a merge patch with an optional `If-Match`) and decodes the
+    /// `data` of the answer with its `ETag` and whether it was replayed.
+    pub(crate) async fn write_v2_tagged<T: DeserializeOwned>(
+        &self,
+        method: Method,
+        segments: &[&str],
+        body: Vec<u8>,
+        condition: WriteCondition<'_>,
+    ) -> Result<Tagged<T>, ApiError> {
+        let content_type = if method == Method::PATCH {
+            MERGE_PATCH_JSON
+        } else {
+            JSON
+        };
+        let request = Request {
+            body: Some(body),
+            content_type,
+            idempotency_key: condition.idempotency_key,
+            if_match: condition.if_match,
+            ..Request::new(method, self.versioned_url("v2", segments, &Params::new())?)
+        };
+        let response = self.execute(&request).await?;
+        let replayed = is_replayed(&response.headers);
+        let etag = header_etag(&response.headers);
+        let answer: Data<T> = decode(response)?;
+        Ok(Tagged {
+            data: answer.data,
+            etag,
+            replayed,
+        })
     }
 
     /// `GET` of the v2 path `segments` (one product or client) with the `ETag` held: the
@@ -252,21 +284,17 @@ impl Client {
         etag: Option<&str>,
     ) -> Result<Conditional<T>, ApiError> {
         let request = Request {
-            method: Method::GET,
-            url: self.versioned_url("v2", segments, &Params::new())?,
-            body: None,
-            idempotency_key: None,
             if_none_match: etag,
+            ..Request::new(
+                Method::GET,
+                self.versioned_url("v2", segments, &Params::new())?,
+            )
         };
         let response = self.execute(&request).await?;
         if response.status == StatusCode::NOT_MODIFIED {
             return Ok(Conditional::NotModified);
         }
-        let etag = response
-            .headers
-            .get(ETAG)
-            .and_then(|value| value.to_str().ok())
-            .map(str::to_owned);
+        let etag = header_etag(&response.headers);
         let data: Data<T> = decode(response)?;
         Ok(Conditional::Modified {
             data: data.data,
@@ -284,11 +312,8 @@ impl Client {
         body: Option<Vec<u8>>,
     ) -> Result<Option<T>, ApiError> {
         let request = Request {
-            method,
-            url: self.versioned_url("v2", segments, &params)?,
             body,
-            idempotency_key: None,
-            if_none_match: None,
+            ..Request::new(method, self.versioned_url("v2", segments, &params)?)
         };
         let response = self.execute(&request).await?;
         if response.status == StatusCode::NO_CONTENT {
@@ -302,13 +327,7 @@ impl Client {
         segments: &[&str],
         params: Params,
     ) -> Result<T, ApiError> {
-        let request = Request {
-            method: Method::GET,
-            url: self.url(segments, &params)?,
-            body: None,
-            idempotency_key: None,
-            if_none_match: None,
-        };
+        let request = Request::new(Method::GET, self.url(segments, &params)?);
         decode(self.execute(&request).await?)
     }
 
@@ -397,8 +416,13 @@ impl Client {
     /// The last response (429 and 503 included) or transport error is returned.
     async fn execute(&self, request: &Request<'_>) -> Result<Response, ApiError> {
         let mut failures = 0;
+        // Whether an attempt may have reached the server and had its answer lost.
+        let mut answer_lost = false;
         loop {
-            let outcome = self.attempt(request).await;
+            let outcome = self.attempt(request).await.map(|mut response| {
+                response.after_lost_answer = answer_lost;
+                response
+            });
             let (reason, retry_after) = match &outcome {
                 Ok(response) if response.status == StatusCode::TOO_MANY_REQUESTS => (
                     RetryReason::RateLimited,
@@ -410,8 +434,10 @@ impl Client {
                 ),
                 // A lost answer leaves unknown whether the request was applied: it is sent
                 // again only when repeating it changes nothing more (a read, a `PATCH` or
-                // `DELETE`, a keyed adjustment). A 429 or 503 was not applied at all.
+                // `DELETE`, a keyed write). A 429 or 503 was not applied at all.
                 Err(error) if retry::is_retryable(error) && request.safe_to_repeat() => {
+                    // A connection never made carried nothing to the server.
+                    answer_lost |= !error.is_connect();
                     (RetryReason::Transport, None)
                 }
                 _ => return outcome.map_err(ApiError::Transport),
@@ -448,7 +474,7 @@ impl Client {
         }
         if let Some(body) = &request.body {
             builder = builder
-                .header(CONTENT_TYPE, "application/json")
+                .header(CONTENT_TYPE, request.content_type)
                 .body(body.clone());
         }
         if let Some(key) = request.idempotency_key {
@@ -456,6 +482,9 @@ impl Client {
         }
         if let Some(etag) = request.if_none_match {
             builder = builder.header(IF_NONE_MATCH, etag);
+        }
+        if let Some(etag) = request.if_match {
+            builder = builder.header(IF_MATCH, etag);
         }
         let response = builder.send().await?;
         let status = response.status();
@@ -465,6 +494,7 @@ impl Client {
             status,
             headers,
             body,
+            after_lost_answer: false,
         })
     }
 }
@@ -588,13 +618,36 @@ struct Request<'a> {
     method: Method,
     url: Url,
     body: Option<Vec<u8>>,
+    /// The body's `Content-Type`: JSON, or a JSON Merge Patch.
+    content_type: &'static str,
     idempotency_key: Option<&'a str>,
     /// The `ETag` held, sent as `If-None-Match` (API v2's reads of one product or client).
     if_none_match: Option<&'a str>,
+    /// The `ETag` a write is based on, sent as `If-Match` (API v2's client patches).
+    if_match: Option<&'a str>,
 }
 
 impl Request<'_> {
+    /// A request without body or conditions.
+    fn new(method: Method, url: Url) -> Self {
+        Self {
+            method,
+            url,
+            body: None,
+            content_type: JSON,
+            idempotency_key: None,
+            if_none_match: None,
+            if_match: None,
+        }
+    }
+
     /// Whether sending it twice does what sending it once does.
+    ///
+    /// A `PATCH` is: every `PATCH` of the API replaces the members it names (a client's is a
+    /// JSON Merge Patch), so applying it twice leaves what applying it once does. One with
+    /// `If-Match` can only be refused the second time, never applied twice: if the lost
+    /// attempt was applied, the tag it named is no longer current and the retry answers
+    /// `412`, which [`ApiError::PreconditionFailed`] then flags as `maybe_applied`.
     fn safe_to_repeat(&self) -> bool {
         self.idempotency_key.is_some()
             || matches!(
@@ -608,6 +661,39 @@ struct Response {
     status: StatusCode,
     headers: HeaderMap,
     body: Vec<u8>,
+    /// An earlier attempt of the request may have reached the server, and its answer was lost.
+    after_lost_answer: bool,
+}
+
+/// What a v2 write of one resource answered: its `data`, its `ETag`, and whether it was the
+/// first answer to its `Idempotency-Key` replayed.
+pub(crate) struct Tagged<T> {
+    pub data: T,
+    pub etag: Option<String>,
+    pub replayed: bool,
+}
+
+/// The headers that make a v2 write safe: an `Idempotency-Key` (a create) or `If-Match` (a
+/// patch).
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct WriteCondition<'a> {
+    pub idempotency_key: Option<&'a str>,
+    pub if_match: Option<&'a str>,
+}
+
+/// `Idempotent-Replayed: true`.
+fn is_replayed(headers: &HeaderMap) -> bool {
+    headers
+        .get(REPLAYED_HEADER)
+        .is_some_and(|value| value.as_bytes().eq_ignore_ascii_case(b"true"))
+}
+
+/// The `ETag`, as received (quotes included): what `If-Match` and `If-None-Match` send back.
+fn header_etag(headers: &HeaderMap) -> Option<String> {
+    headers
+        .get(ETAG)
+        .and_then(|value| value.to_str().ok())
+        .map(str::to_owned)
 }
 
 /// A success body as `T`; anything else as the typed error.
@@ -625,6 +711,13 @@ fn decode<T: DeserializeOwned>(response: Response) -> Result<T, ApiError> {
     if response.status == StatusCode::TOO_MANY_REQUESTS {
         return Err(ApiError::RateLimited {
             retry_after: retry::retry_after(&response.headers),
+            message: envelope.error.message,
+        });
+    }
+    if response.status == StatusCode::PRECONDITION_FAILED {
+        return Err(ApiError::PreconditionFailed {
+            current_etag: header_etag(&response.headers),
+            maybe_applied: response.after_lost_answer,
             message: envelope.error.message,
         });
     }

@@ -26,6 +26,22 @@ pub enum ApiError {
         retry_after: Option<Duration>,
         message: String,
     },
+    /// `412 PRECONDITION_FAILED` (API v2): the resource changed since the version `If-Match`
+    /// named, and nothing was written. `current_etag` is the resource's tag now (the answer's
+    /// `ETag`): read the resource again, make the change on what it now is, and send it with
+    /// that tag ([`crate::Client::modify_client`] does this loop).
+    ///
+    /// `maybe_applied` is `true` when an earlier attempt of the same call reached the server
+    /// and its answer was lost (the connection dropped, or the attempt timed out), and the
+    /// retry was refused: that attempt may be what changed the tag, the patch being applied
+    /// after all. Read the resource to know; re-sending the same merge patch on the fresh tag
+    /// is harmless either way, since applying it twice leaves what applying it once does.
+    #[error("HTTP 412 PRECONDITION_FAILED: {message}")]
+    PreconditionFailed {
+        current_etag: Option<String>,
+        maybe_applied: bool,
+        message: String,
+    },
     /// The request could not be sent or its response not read (connection refused or reset,
     /// timeout, ...), on the last attempt.
     #[error("transport error: {0}")]
@@ -47,11 +63,13 @@ pub enum ApiError {
 }
 
 impl ApiError {
-    /// The API's code, for [`ApiError::Api`] and [`ApiError::RateLimited`].
+    /// The API's code, for [`ApiError::Api`], [`ApiError::RateLimited`] and
+    /// [`ApiError::PreconditionFailed`].
     pub fn code(&self) -> Option<&ErrorCode> {
         match self {
             Self::Api { code, .. } => Some(code),
             Self::RateLimited { .. } => Some(&ErrorCode::RateLimited),
+            Self::PreconditionFailed { .. } => Some(&ErrorCode::PreconditionFailed),
             _ => None,
         }
     }
@@ -61,18 +79,46 @@ impl ApiError {
         match self {
             Self::Api { status, .. } | Self::Decode { status, .. } => Some(*status),
             Self::RateLimited { .. } => Some(429),
+            Self::PreconditionFailed { .. } => Some(412),
             Self::Transport(error) => error.status().map(|status| status.as_u16()),
             Self::Invalid(_) => None,
         }
     }
+
+    /// The resource's current `ETag` after a `412` ([`ApiError::PreconditionFailed`]).
+    pub fn current_etag(&self) -> Option<&str> {
+        match self {
+            Self::PreconditionFailed { current_etag, .. } => current_etag.as_deref(),
+            _ => None,
+        }
+    }
+
+    /// The id of the resource that already holds a value that must be unique, after a `409
+    /// CONFLICT` (e.g. the client with the e-mail a create or a patch gave).
+    pub fn conflict_holder(&self) -> Option<&str> {
+        match self {
+            Self::Api {
+                code: ErrorCode::Conflict,
+                details,
+                ..
+            } => details.iter().find_map(|issue| issue.holder_id.as_deref()),
+            _ => None,
+        }
+    }
 }
 
-/// One invalid input, from the `details` of a validation error.
+/// One invalid input, from the `details` of a validation error, or the member of a `409
+/// CONFLICT` whose value must be unique.
 #[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub struct FieldIssue {
     /// A query parameter, a body field or a header, e.g. `limit` or `quantity`.
     pub field: String,
     pub message: String,
+    /// For a `409 CONFLICT` (API v2): the id of the resource that holds the value, e.g. the
+    /// client that has the e-mail. `None` on validation errors.
+    #[serde(default)]
+    pub holder_id: Option<String>,
 }
 
 /// The `code` of an error response: every code of the spec and of the API's decisions.
@@ -99,6 +145,12 @@ pub enum ErrorCode {
     PayloadTooLarge,
     /// 414: request target over 8 KiB.
     UriTooLong,
+    /// 409 (API v2): a value that must be unique in the shop (a client's e-mail) is another
+    /// resource's; the detail's `holder_id` names it.
+    Conflict,
+    /// 412 (API v2): `If-Match` names a version that is no longer current; see
+    /// [`ApiError::PreconditionFailed`].
+    PreconditionFailed,
     /// 422: stock adjustment of a variant without stock tracking.
     StockNotTracked,
     /// 422: stock adjustment that would take the stock beyond ±1,000,000,000,000.
@@ -134,6 +186,8 @@ impl ErrorCode {
             Self::MethodNotAllowed => "METHOD_NOT_ALLOWED",
             Self::PayloadTooLarge => "PAYLOAD_TOO_LARGE",
             Self::UriTooLong => "URI_TOO_LONG",
+            Self::Conflict => "CONFLICT",
+            Self::PreconditionFailed => "PRECONDITION_FAILED",
             Self::StockNotTracked => "STOCK_NOT_TRACKED",
             Self::StockOutOfRange => "STOCK_OUT_OF_RANGE",
             Self::IdempotencyKeyReused => "IDEMPOTENCY_KEY_REUSED",
@@ -161,6 +215,8 @@ impl From<&str> for ErrorCode {
             "METHOD_NOT_ALLOWED" => Self::MethodNotAllowed,
             "PAYLOAD_TOO_LARGE" => Self::PayloadTooLarge,
             "URI_TOO_LONG" => Self::UriTooLong,
+            "CONFLICT" => Self::Conflict,
+            "PRECONDITION_FAILED" => Self::PreconditionFailed,
             "STOCK_NOT_TRACKED" => Self::StockNotTracked,
             "STOCK_OUT_OF_RANGE" => Self::StockOutOfRange,
             "IDEMPOTENCY_KEY_REUSED" => Self::IdempotencyKeyReused,
@@ -219,6 +275,8 @@ mod tests {
             "METHOD_NOT_ALLOWED",
             "PAYLOAD_TOO_LARGE",
             "URI_TOO_LONG",
+            "CONFLICT",
+            "PRECONDITION_FAILED",
             "STOCK_NOT_TRACKED",
             "IDEMPOTENCY_KEY_REUSED",
             "RATE_LIMITED",
@@ -251,5 +309,57 @@ mod tests {
         .unwrap();
         assert_eq!(without.error.code, ErrorCode::NotFound);
         assert!(without.error.details.is_empty());
+    }
+
+    #[test]
+    fn a_conflict_names_its_holder_and_a_validation_detail_has_none() {
+        let conflict: Envelope = serde_json::from_str(
+            r#"{"error":{"code":"CONFLICT","message":"Another resource of the shop already holds this value.",
+            "details":[{"field":"email","message":"is already the e-mail of another client","holderId":"c1"}]}}"#,
+        )
+        .unwrap();
+        assert_eq!(conflict.error.code, ErrorCode::Conflict);
+        assert_eq!(
+            conflict.error.details,
+            [FieldIssue {
+                field: "email".to_owned(),
+                message: "is already the e-mail of another client".to_owned(),
+                holder_id: Some("c1".to_owned()),
+            }]
+        );
+        let error = ApiError::Api {
+            status: 409,
+            code: conflict.error.code,
+            message: conflict.error.message,
+            details: conflict.error.details,
+        };
+        assert_eq!(error.conflict_holder(), Some("c1"));
+        assert_eq!(error.current_etag(), None);
+
+        let validation: Envelope = serde_json::from_str(
+            r#"{"error":{"code":"VALIDATION_ERROR","message":"bad","details":[{"field":"email","message":"not an e-mail"}]}}"#,
+        )
+        .unwrap();
+        assert_eq!(validation.error.details[0].holder_id, None);
+    }
+
+    #[test]
+    fn a_precondition_failure_has_its_code_status_and_current_tag() {
+        let error = ApiError::PreconditionFailed {
+            current_etag: Some("\"0123456789abcdef0123456789abcdef\"".to_owned()),
+            maybe_applied: false,
+            message: "changed".to_owned(),
+        };
+        assert_eq!(error.code(), Some(&ErrorCode::PreconditionFailed));
+        assert_eq!(error.status(), Some(412));
+        assert_eq!(
+            error.current_etag(),
+            Some("\"0123456789abcdef0123456789abcdef\"")
+        );
+        assert_eq!(error.conflict_holder(), None);
+        assert_eq!(
+            ErrorCode::PreconditionFailed.as_str(),
+            "PRECONDITION_FAILED"
+        );
     }
 }

@@ -13,6 +13,12 @@
 //!   exponential backoff when the server gives no `Retry-After`.
 //! - Each stock adjustment carries an `Idempotency-Key` (a UUID v4, or yours) that its
 //!   retries send again, so a retried adjustment is never applied twice.
+//! - API v2's client writes: `create_client(&draft)` ([`ClientDraft`]) under an
+//!   `Idempotency-Key` as adjustments are, and `update_client(id, &patch, if_match)`, a JSON
+//!   Merge Patch ([`ClientPatch`], each member [`Patch::Keep`], [`Patch::Clear`] or
+//!   [`Patch::Set`]) made conditional by the `ETag` every read and write hands back
+//!   ([`Written::etag`]); a stale one is [`ApiError::PreconditionFailed`] with the current
+//!   tag, and `modify_client(id, change)` is the read-modify-write loop around it.
 //! - Every error of the API is an [`ApiError::Api`] with its [`ErrorCode`], message and
 //!   validation `details`.
 //! - Webhooks: [`verify_webhook`] checks a delivery's Standard Webhooks signature (several
@@ -51,6 +57,7 @@
 //! ```
 
 mod client;
+mod client_writes;
 mod conditional;
 mod error;
 mod loyalty_points;
@@ -62,6 +69,7 @@ mod webhook;
 mod webhook_endpoints;
 
 pub use client::{Client, ClientBuilder, IDEMPOTENCY_KEY_HEADER, new_idempotency_key};
+pub use client_writes::{BillingDraft, BillingPatch, ClientDraft, ClientPatch, Patch, Written};
 pub use conditional::Conditional;
 pub use error::{ApiError, ErrorCode, FieldIssue};
 pub use loyalty_points::{PointsAdjustment, PointsOutcome};

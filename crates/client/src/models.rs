@@ -9,7 +9,7 @@
 use serde::{Deserialize, Serialize};
 use time::{Date, OffsetDateTime};
 
-time::serde::format_description!(iso_date, Date, "[year]-[month]-[day]");
+time::serde::format_description!(pub(crate) iso_date, Date, "[year]-[month]-[day]");
 
 /// `GET /me`: the shop and the key that called.
 #[derive(Clone, Debug, PartialEq, Deserialize)]

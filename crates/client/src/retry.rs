@@ -1,9 +1,13 @@
 //! When and how long to wait before trying a request again.
 //!
-//! Every request this crate sends is safe to repeat: reads are reads, and a stock adjustment
-//! always carries an `Idempotency-Key` that stays the same on its retries, so a repeated
-//! adjustment is replayed by the server instead of being applied twice. That is what makes
-//! retrying after a lost connection or a timeout safe, not only after a 429.
+//! Every request this crate sends after a lost connection or a timeout is safe to repeat:
+//! reads are reads; a stock or points adjustment and a client's creation always carry an
+//! `Idempotency-Key` that stays the same on their retries, so a repeated one is replayed by
+//! the server instead of being applied twice; a `PATCH` replaces the members it names, so
+//! applying it twice leaves what applying it once does. A client's `PATCH` with `If-Match`
+//! is never applied twice either, but its retry is refused (`412`) when the lost attempt was
+//! applied: that error then says `maybe_applied`. The other writes (a webhook secret's
+//! rotation, a test delivery) are repeated only after a 429 or a 503, which applied nothing.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -26,7 +30,7 @@ pub enum RetryReason {
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct RetryEvent {
-    /// `GET` or `POST`.
+    /// `GET`, `POST`, `PATCH`, ...
     pub method: String,
     /// The path called, e.g. `/api/v1/products`.
     pub path: String,
@@ -36,7 +40,7 @@ pub struct RetryEvent {
     /// How long the client waits before the next attempt (the server's `Retry-After` when it
     /// sent one).
     pub wait: Duration,
-    /// The `Idempotency-Key` the next attempt sends again (stock adjustments only).
+    /// The `Idempotency-Key` the next attempt sends again (adjustments and client creates).
     pub idempotency_key: Option<String>,
 }
 

@@ -10,6 +10,7 @@ use tokio::net::{TcpListener, TcpStream};
 
 use crate::{ApiError, Client, ErrorCode, ProductQuery, RetryEvent, RetryReason};
 
+mod client_writes;
 mod sync;
 
 /// What the fake server does with one connection.

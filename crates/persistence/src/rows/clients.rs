@@ -135,6 +135,9 @@ impl ClientConfidentialRow {
 /// folded by the same function.
 #[derive(Insertable, AsChangeset)]
 #[diesel(table_name = clients, check_for_backend(Sqlite, Pg))]
+// A client whose e-mail was cleared has no key left: `None` writes NULL (an embedded
+// changeset does not inherit its container's setting).
+#[diesel(treat_none_as_null = true)]
 pub(crate) struct ClientSearchRow {
     pub search_text: String,
     pub phone_digits: String,
