@@ -25,6 +25,7 @@ mod loyalty_points;
 mod me;
 mod observability;
 mod orders;
+mod product_writes;
 mod products;
 mod products_paging;
 mod rate_limits;

@@ -17,7 +17,7 @@ use shop_ports::usecase::webhooks::{
 use shop_ports::usecase::{
     Authenticator, ClientDirectory, ClientEditor, FailureBudgets, ImportShopData, KeyAdmin,
     LoyaltyOverview, OrderHistory, OwnerAdmin, OwnerSessions, PointsKeeper, ProductCatalogue,
-    RateLimiter, RateLimits, ShopAdmin, SignInLimits, StockKeeper,
+    ProductEditor, RateLimiter, RateLimits, ShopAdmin, SignInLimits, StockKeeper,
 };
 use shop_webhook_sender::HttpWebhookSender;
 
@@ -138,6 +138,7 @@ pub struct Services {
     pub stock: Arc<StockKeeper>,
     pub points: Arc<PointsKeeper>,
     pub client_writes: Arc<ClientEditor>,
+    pub product_writes: Arc<ProductEditor>,
     pub rate_limiter: Arc<RateLimiter>,
     pub shops: ShopAdmin,
     pub keys: Arc<KeyAdmin>,
@@ -242,6 +243,11 @@ impl Services {
             stock: Arc::new(StockKeeper::new(store.clone(), ids.clone(), clock.clone())),
             points: Arc::new(PointsKeeper::new(store.clone(), ids.clone(), clock.clone())),
             client_writes: Arc::new(ClientEditor::new(store.clone(), ids.clone(), clock.clone())),
+            product_writes: Arc::new(ProductEditor::new(
+                store.clone(),
+                ids.clone(),
+                clock.clone(),
+            )),
             rate_limiter: Arc::new(RateLimiter::new(
                 rate_store.clone(),
                 clock.clone(),
@@ -309,6 +315,7 @@ impl Services {
             stock: self.stock.clone(),
             points: self.points.clone(),
             client_writes: self.client_writes.clone(),
+            product_writes: self.product_writes.clone(),
             webhook_endpoints: self.webhook_endpoints.clone(),
             webhook_events: self.webhook_events.clone(),
             rate_limiter: self.rate_limiter.clone(),

@@ -12,7 +12,8 @@ pub fn meaning(scope: Scope) -> &'static str {
         Scope::LoyaltyRead => "read loyalty balances, tiers, lottery tickets and spins",
         Scope::LoyaltyWrite => "credit and debit clients' loyalty points (API v2)",
         Scope::ClientsWrite => "create clients and change their contact details (API v2)",
-        Scope::ProductsWrite | Scope::OrdersWrite => "reserved for v2: no operation yet",
+        Scope::ProductsWrite => "create products and change them and their variants (API v2)",
+        Scope::OrdersWrite => "reserved for v2: no operation yet",
         Scope::WebhooksRead => {
             "read the webhook endpoints, their deliveries and the event log (API v2)"
         }

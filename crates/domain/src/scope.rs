@@ -66,7 +66,7 @@ impl Scope {
     /// The scopes that no operation serves yet: the write scopes that spec §5 reserves for a
     /// later version. The console refuses them on a new key.
     pub const fn is_reserved(self) -> bool {
-        matches!(self, Scope::ProductsWrite | Scope::OrdersWrite)
+        matches!(self, Scope::OrdersWrite)
     }
 
     const fn bit(self) -> u16 {
@@ -176,6 +176,9 @@ pub enum Operation {
     /// API v2 (issue 35): an integration's create and merge patch of a client.
     CreateClient,
     UpdateClient,
+    /// API v2 (issue 35): an integration's writes of products and their variants.
+    CreateProduct,
+    UpdateProduct,
     ListWebhookEndpoints,
     GetWebhookEndpoint,
     ListWebhookDeliveries,
@@ -202,6 +205,7 @@ impl Operation {
             Operation::GetLoyalty => Some(Scope::LoyaltyRead),
             Operation::AdjustPoints => Some(Scope::LoyaltyWrite),
             Operation::CreateClient | Operation::UpdateClient => Some(Scope::ClientsWrite),
+            Operation::CreateProduct | Operation::UpdateProduct => Some(Scope::ProductsWrite),
             Operation::ListWebhookEndpoints
             | Operation::GetWebhookEndpoint
             | Operation::ListWebhookDeliveries
@@ -231,7 +235,7 @@ mod tests {
     #[test]
     fn every_scope_no_operation_serves_yet_is_reserved() {
         let reserved: Vec<_> = Scope::ALL.into_iter().filter(|s| s.is_reserved()).collect();
-        assert_eq!(reserved, [Scope::ProductsWrite, Scope::OrdersWrite]);
+        assert_eq!(reserved, [Scope::OrdersWrite]);
     }
 
     #[test]

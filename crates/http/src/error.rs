@@ -19,7 +19,9 @@ use shop_domain::rate_limit::RateStatus;
 use shop_domain::stock::MAX_ABS_STOCK;
 use shop_domain::webhook::{EventType, MAX_ENDPOINTS_PER_SHOP};
 use shop_ports::usecase::webhooks::EndpointError;
-use shop_ports::usecase::{AdjustError, AuthError, ClientWriteError, PointsError, ReadError};
+use shop_ports::usecase::{
+    AdjustError, AuthError, ClientWriteError, PointsError, ProductWriteError, ReadError,
+};
 use shop_ports::{BoxError, StoreError};
 
 /// The largest request body any endpoint reads (JSON or raw), app-wide.
@@ -617,6 +619,42 @@ impl From<ClientWriteError> for ApiError {
             ),
             ClientWriteError::KeyReused => Self::IdempotencyKeyReused,
             ClientWriteError::Store(store) => store.into(),
+        }
+    }
+}
+
+impl From<ProductWriteError> for ApiError {
+    fn from(error: ProductWriteError) -> Self {
+        match error {
+            ProductWriteError::ProductNotFound => Self::not_found(Resource::Product),
+            ProductWriteError::VariantNotFound => Self::not_found(Resource::Variant),
+            ProductWriteError::PreconditionFailed(current) => {
+                match crate::handlers::product_writes::product_tag(&current) {
+                    Ok(etag) => Self::PreconditionFailed { etag },
+                    Err(error) => error,
+                }
+            }
+            ProductWriteError::Conflict { member, holder, .. } => Self::conflict(
+                member,
+                "is already the code of another product or variant of the shop",
+                holder,
+            ),
+            ProductWriteError::UnknownReference { member } => {
+                let what = if member.starts_with("brand") {
+                    "brand"
+                } else {
+                    "category"
+                };
+                Self::invalid_body(vec![FieldIssue::new(
+                    member,
+                    format!("names no {what} of the shop"),
+                )])
+            }
+            ProductWriteError::Refused { member, message } => {
+                Self::invalid_body(vec![FieldIssue::new(member, message)])
+            }
+            ProductWriteError::KeyReused => Self::IdempotencyKeyReused,
+            ProductWriteError::Store(store) => store.into(),
         }
     }
 }

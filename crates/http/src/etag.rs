@@ -117,15 +117,15 @@ impl IfMatch {
         Ok(Some(Self::Tags(tags)))
     }
 
-    /// The condition on the resource as the write finds it: its representation, made by
-    /// `render`, has one of the tags.
-    pub(crate) fn precondition<T, D: Serialize>(
+    /// The condition on the resource as the write finds it: its tag, computed by `tag_of`
+    /// from its representation, is one of these.
+    pub(crate) fn precondition<T>(
         self,
-        render: impl Fn(&T) -> D + Send + Sync + 'static,
+        tag_of: impl Fn(&T) -> Result<String, ApiError> + Send + Sync + 'static,
     ) -> Precondition<T> {
         Precondition::new(move |current: &T| match &self {
             Self::Any => true,
-            Self::Tags(tags) => entity_tag(render(current)).is_ok_and(|tag| tags.contains(&tag)),
+            Self::Tags(tags) => tag_of(current).is_ok_and(|tag| tags.contains(&tag)),
         })
     }
 }
@@ -194,10 +194,14 @@ mod tests {
             assert!(if_match(&[bad]).is_err(), "{bad}");
         }
         let tag = entity_tag(5).unwrap();
-        let only_five = IfMatch::Tags(vec![tag]).precondition(|n: &i32| *n);
+        let only_five = IfMatch::Tags(vec![tag]).precondition(|n: &i32| entity_tag(*n));
         assert!(only_five.holds(&5));
         assert!(!only_five.holds(&6));
-        assert!(IfMatch::Any.precondition(|n: &i32| *n).holds(&6));
+        assert!(
+            IfMatch::Any
+                .precondition(|n: &i32| entity_tag(*n))
+                .holds(&6)
+        );
     }
 
     #[test]

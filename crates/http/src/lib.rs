@@ -30,7 +30,7 @@ use shop_domain::client_address::TrustedProxies;
 use shop_ports::usecase::webhooks::{WebhookEndpoints, WebhookEvents};
 use shop_ports::usecase::{
     Authenticator, ClientDirectory, ClientEditor, LoyaltyOverview, OrderHistory, PointsKeeper,
-    ProductCatalogue, RateLimiter, StockKeeper,
+    ProductCatalogue, ProductEditor, RateLimiter, StockKeeper,
 };
 
 mod api_version;
@@ -74,6 +74,8 @@ pub struct ApiState {
     pub points: Arc<PointsKeeper>,
     /// API v2: an integration's creates and patches of clients.
     pub client_writes: Arc<ClientEditor>,
+    /// API v2: an integration's creates and patches of products and their variants.
+    pub product_writes: Arc<ProductEditor>,
     /// API v2: the shop's webhook endpoints, and its event log.
     pub webhook_endpoints: Arc<WebhookEndpoints>,
     pub webhook_events: Arc<WebhookEvents>,

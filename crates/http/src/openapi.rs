@@ -34,7 +34,9 @@ use crate::dto::webhook::{
     CreatedWebhookEndpointDto, DeliveryDto, LoggedEventDto, QueuedDto, StockEvent, TestEventDto,
     WebhookEndpointDto, WebhookSecretDto,
 };
-use crate::handlers::{clients, events, loyalty, me, orders, products, responses, stock, webhooks};
+use crate::handlers::{
+    clients, events, loyalty, me, orders, product_writes, products, responses, stock, webhooks,
+};
 
 /// Where v1's document is served.
 pub const DOCUMENT_PATH: &str = ApiVersion::V1.document_path();
@@ -113,10 +115,18 @@ struct ApiDoc;
         loyalty::adjust_points,
         clients::create,
         clients::update,
+        product_writes::create,
+        product_writes::update,
+        product_writes::add_variant,
+        product_writes::update_variant,
     ),
     components(schemas(
         crate::error::ConflictEnvelope,
         crate::error::ConflictIssue,
+        schemas::ProductCreateBody,
+        schemas::ProductPatchBody,
+        schemas::VariantCreateBody,
+        schemas::VariantPatchBody,
         schemas::ClientCreateBody,
         schemas::ClientPatchBody,
         crate::dto::loyalty::PointsAdjustmentDto,

@@ -13,7 +13,9 @@ use actix_web::middleware::from_fn;
 use actix_web::{Error, FromRequest, Handler, Resource, Responder, Route, Scope, web};
 
 use crate::api_version::ApiVersion;
-use crate::handlers::{clients, events, loyalty, me, orders, products, stock, webhooks};
+use crate::handlers::{
+    clients, events, loyalty, me, orders, product_writes, products, stock, webhooks,
+};
 use crate::middleware::catch_panic::catch_panic;
 use crate::openapi;
 
@@ -38,7 +40,11 @@ fn v1_operations(scope: Scope, version: ApiVersion) -> Scope {
     // regular expression run on every request that gets that far: the fixed paths come first.
     scope
         .service(read("/me", me::show))
-        .service(read("/products", products::list))
+        .service(with_v2(
+            read("/products", products::list),
+            v2,
+            web::post().to(product_writes::create),
+        ))
         .service(read("/orders", orders::list))
         .service(read("/stock", stock::list))
         .service(write("/stock/adjustments", stock::adjust))
@@ -47,7 +53,11 @@ fn v1_operations(scope: Scope, version: ApiVersion) -> Scope {
             v2,
             web::post().to(clients::create),
         ))
-        .service(read("/products/{id}", products::show))
+        .service(with_v2(
+            read("/products/{id}", products::show),
+            v2,
+            web::patch().to(product_writes::update),
+        ))
         .service(read("/orders/{id}", orders::show))
         .service(with_v2(
             read("/clients/{id}", clients::show),
@@ -61,6 +71,15 @@ fn v1_operations(scope: Scope, version: ApiVersion) -> Scope {
 /// writes (issue 35).
 fn v2_operations(scope: Scope) -> Scope {
     scope
+        .service(write(
+            "/products/{id}/variants",
+            product_writes::add_variant,
+        ))
+        .service(
+            web::resource("/products/{id}/variants/{variantId}")
+                .route(web::patch().to(product_writes::update_variant))
+                .wrap(from_fn(catch_panic)),
+        )
         .service(write(
             "/clients/{id}/loyalty/adjustments",
             loyalty::adjust_points,

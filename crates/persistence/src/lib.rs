@@ -39,6 +39,7 @@ mod seed;
 mod sql;
 mod stock;
 mod webhooks;
+mod write_log;
 
 pub use database::MAX_REPLICAS;
 pub use database::{ConnectError, Database, DatabaseUrl, PoolOptions, ReplicaOptions};

@@ -4,6 +4,7 @@
 //! adjustment request body (parsed by hand in `body`, so it is described here).
 
 mod client_write;
+mod product_write;
 
 use std::borrow::Cow;
 
@@ -16,6 +17,7 @@ use utoipa::openapi::{KnownFormat, RefOr, SchemaFormat};
 use utoipa::{PartialSchema, ToSchema};
 
 pub use client_write::{ClientCreateBody, ClientPatchBody};
+pub use product_write::{ProductCreateBody, ProductPatchBody, VariantCreateBody, VariantPatchBody};
 
 /// A named string schema whose `enum` is the given values.
 fn string_enum(description: &str, values: impl IntoIterator<Item = &'static str>) -> RefOr<Schema> {

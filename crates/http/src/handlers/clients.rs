@@ -4,7 +4,6 @@
 mod client_members;
 
 use actix_web::http::StatusCode;
-use actix_web::http::header::{self, HeaderValue};
 use actix_web::{HttpRequest, HttpResponse, web};
 use shop_domain::client::{
     Client, ClientListQuery, ClientPatch, ClientSearch, NewClient, client_cursor_position,
@@ -22,9 +21,9 @@ use crate::dto::page::ListDto;
 use crate::dto::schemas::{ClientCreateBody, ClientPatchBody};
 use crate::error::{ApiError, Resource};
 use crate::etag::{self, IfMatch, single_resource};
-use crate::handlers::idempotency::{IDEMPOTENT_REPLAYED, idempotency_key};
+use crate::handlers::idempotency::{created_at, idempotency_key};
 use crate::handlers::params::{
-    ClientIdempotencyKeyHeader, ClientListParams, IdPath, IfMatchHeader,
+    ClientListParams, CreateIdempotencyKeyHeader, IdPath, IfMatchHeader,
 };
 use crate::handlers::responses::{CreateClient, ListClients, ShowClient, UpdateClient};
 use crate::path_id::PathId;
@@ -119,7 +118,7 @@ fn list_query(raw: &str) -> Result<ClientListQuery, ApiError> {
                    regard to case, is refused (`409 CONFLICT`, naming the holder). A \
                    `client.created` event is sent. Body at most 64 KiB, `Content-Type: \
                    application/json`. Send an `Idempotency-Key` to retry safely.",
-    params(ClientIdempotencyKeyHeader),
+    params(CreateIdempotencyKeyHeader),
     request_body(content = ClientCreateBody, content_type = "application/json"),
     responses(CreateClient)
 )]
@@ -143,24 +142,13 @@ pub async fn create(
         Ok(written) => written.replayed,
         Err(error) => error.replayed(),
     };
-    let mut response = match answer {
-        Ok(written) => {
+    let answer = answer
+        .map(|written| {
             let location = format!("/api/v2/clients/{}", written.client.id);
-            let mut response =
-                etag::written(StatusCode::CREATED, ClientDto::from(&written.client))?;
-            let location = HeaderValue::from_str(&location)
-                .map_err(|error| ApiError::Internal(error.into()))?;
-            response.headers_mut().insert(header::LOCATION, location);
-            response
-        }
-        Err(error) => HttpResponse::from_error(ApiError::from(error)),
-    };
-    if replayed {
-        response
-            .headers_mut()
-            .insert(IDEMPOTENT_REPLAYED, HeaderValue::from_static("true"));
-    }
-    Ok(response)
+            (ClientDto::from(&written.client), location)
+        })
+        .map_err(ApiError::from);
+    created_at(answer, replayed)
 }
 
 /// As a create, with the client's id (404) after the body, and `If-Match` read with the body's
@@ -198,10 +186,9 @@ pub async fn update(
     let if_match = IfMatch::parse(request.headers());
     let header_issues = if_match.as_ref().err().cloned().into_iter().collect();
     let patch = issues.verdict(parsed, header_issues)?;
-    let precondition = if_match
-        .ok()
-        .flatten()
-        .map(|condition| condition.precondition(|client: &Client| ClientDto::from(client)));
+    let precondition = if_match.ok().flatten().map(|condition| {
+        condition.precondition(|client: &Client| etag::entity_tag(ClientDto::from(client)))
+    });
     let id = id.or_not_found(Resource::Client)?;
 
     let client = state

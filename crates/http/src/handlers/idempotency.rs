@@ -2,7 +2,8 @@
 //! client's points): the header read, and the mark of an answer that repeats the first.
 
 use actix_web::HttpResponse;
-use actix_web::http::header::{HeaderMap, HeaderName, HeaderValue};
+use actix_web::http::StatusCode;
+use actix_web::http::header::{self, HeaderMap, HeaderName, HeaderValue};
 use serde::Serialize;
 use shop_domain::stock::{AdjustmentProblem, IdempotencyKey, InvalidIdempotencyKey};
 
@@ -12,7 +13,7 @@ use crate::error::{ApiError, FieldIssue};
 
 const IDEMPOTENCY_KEY: HeaderName = HeaderName::from_static("idempotency-key");
 /// Set on a response that repeats the first answer to the same `Idempotency-Key`.
-pub(crate) const IDEMPOTENT_REPLAYED: HeaderName = HeaderName::from_static("idempotent-replayed");
+const IDEMPOTENT_REPLAYED: HeaderName = HeaderName::from_static("idempotent-replayed");
 
 /// The body's request (`parsed` from its members, its domain problems reported on `fields`)
 /// and the `Idempotency-Key`: both, or one 400 naming every problem of the body and the header.
@@ -55,6 +56,31 @@ pub(crate) fn created_or_refused<D: Serialize>(
             .insert(IDEMPOTENT_REPLAYED, HeaderValue::from_static("true"));
     }
     response
+}
+
+/// The answer to a create of a product or a client (API v2) made under a key: 201 with the
+/// resource in `data`, its `ETag` and its `Location`, or the refusal's envelope; either marked
+/// when it repeats the first answer to the key.
+pub(crate) fn created_at<D: Serialize>(
+    answer: Result<(D, String), ApiError>,
+    replayed: bool,
+) -> Result<HttpResponse, ApiError> {
+    let mut response = match answer {
+        Ok((data, location)) => {
+            let mut response = crate::etag::written(StatusCode::CREATED, data)?;
+            let location = HeaderValue::from_str(&location)
+                .map_err(|error| ApiError::Internal(error.into()))?;
+            response.headers_mut().insert(header::LOCATION, location);
+            response
+        }
+        Err(error) => HttpResponse::from_error(error),
+    };
+    if replayed {
+        response
+            .headers_mut()
+            .insert(IDEMPOTENT_REPLAYED, HeaderValue::from_static("true"));
+    }
+    Ok(response)
 }
 
 /// The optional `Idempotency-Key`: given at most once, and valid per the domain.

@@ -12,6 +12,7 @@ pub mod loyalty;
 pub mod me;
 pub mod orders;
 pub(crate) mod params;
+pub mod product_writes;
 pub mod products;
 pub(crate) mod responses;
 pub mod stock;

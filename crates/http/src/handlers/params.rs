@@ -256,16 +256,16 @@ pub struct PointsIdempotencyKeyHeader {
     idempotency_key: String,
 }
 
-/// The optional `Idempotency-Key` of a create (API v2).
+/// The optional `Idempotency-Key` of a create (API v2: a client, a product, a variant).
 #[derive(IntoParams)]
 #[into_params(parameter_in = Header)]
-pub struct ClientIdempotencyKeyHeader {
-    /// 1 to 255 visible ASCII characters (a UUID, a sign-up's id), scoped to the API key and
-    /// kept 24 hours, in one namespace with the adjustments' keys. The same key with the same
-    /// request replays the first answer (the same client, as it is now, or the same refusal)
-    /// with `Idempotent-Replayed: true`, and creates nothing; with a different request it
-    /// answers 422 `IDEMPOTENCY_KEY_REUSED`. Without it, two identical requests are two
-    /// clients.
+pub struct CreateIdempotencyKeyHeader {
+    /// 1 to 255 visible ASCII characters (a UUID, an ERP's or a sign-up's id), scoped to the
+    /// API key and kept 24 hours, in one namespace with the adjustments' keys. The same key
+    /// with the same request replays the first answer (the same resource, as it is now, or the
+    /// same `409`) with `Idempotent-Replayed: true`, and creates nothing; with a different
+    /// request it answers 422 `IDEMPOTENCY_KEY_REUSED`. Without it, two identical requests
+    /// create two.
     #[param(
         rename = "Idempotency-Key",
         required = false,
@@ -286,4 +286,17 @@ pub struct IfMatchHeader {
     /// match. Without it, the write applies to whatever is current.
     #[param(rename = "If-Match", required = false, min_length = 1)]
     if_match: String,
+}
+
+/// The two ids of a variant's path.
+#[derive(IntoParams)]
+#[into_params(parameter_in = Path)]
+pub struct VariantPath {
+    /// The product's id. An id that is unknown, of another shop or that cannot exist answers
+    /// 404.
+    #[param(pattern = "^[A-Za-z0-9_.:-]{1,64}$")]
+    id: String,
+    /// The variant's `id`, one of the product's.
+    #[param(rename = "variantId", pattern = "^[A-Za-z0-9_.:-]{1,64}$")]
+    variant_id: String,
 }

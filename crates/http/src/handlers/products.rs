@@ -1,4 +1,7 @@
-//! `GET /api/v1/products` and `GET /api/v1/products/{id}`.
+//! `GET /api/v1/products` and `GET /api/v1/products/{id}`; API v2's writes of products are in
+//! `product_writes.rs`, their bodies read by `product_members.rs`.
+
+pub(crate) mod product_members;
 
 use actix_web::{HttpRequest, HttpResponse, web};
 use shop_domain::catalogue::{ActiveFilter, ProductListQuery, product_cursor_position};

@@ -746,6 +746,127 @@ fn client_update_responses() -> Responses {
     responses
 }
 
+/// The `201` of a product's create or of a variant's addition.
+fn product_created(operation: Operation, what: &str) -> Responses {
+    let mut responses = common(operation);
+    responses.insert(
+        "201".into(),
+        Reply::new(format!(
+            "{what}: the whole product, in `data`, as `GET /api/v2/products/{{id}}` shows it. A \
+             replay (same `Idempotency-Key`, same request) answers the same product as it is \
+             now and creates nothing."
+        ))
+        .json(DataDto::<ProductDto>::schema())
+        .etag(WRITTEN_ETAG)
+        .location("/api/v2/products/prd_0192…")
+        .rate_limit(true)
+        .idempotent_replayed()
+        .build(),
+    );
+    responses.insert(
+        "400".into(),
+        invalid_body(
+            vec![
+                FieldIssue::new("variants[1].sku", "must be at most 64 characters"),
+                FieldIssue::new("category.id", "names no category of the shop"),
+            ],
+            "a member is missing, read-only (`stock`, `trackStock`, `id`, …) or invalid, each \
+             named by its path (`variants[1].sku`); two equal codes in the body; a \
+             `category` or `brand` id the shop does not have; or the `Idempotency-Key` is \
+             invalid.",
+        ),
+    );
+    responses.insert("409".into(), code_conflict());
+    responses.insert("413".into(), too_large());
+    responses.insert(
+        "422".into(),
+        Reply::new(
+            "`IDEMPOTENCY_KEY_REUSED`: the `Idempotency-Key` was used in the last 24 hours with \
+             a different request (of any write that takes one).",
+        )
+        .errors(&[ApiError::IdempotencyKeyReused])
+        .rate_limit(true)
+        .build(),
+    );
+    responses
+}
+
+/// The answers of a product's or a variant's patch.
+fn product_patched(operation: Operation, variant: bool) -> Responses {
+    let mut responses = common(operation);
+    responses.insert(
+        "200".into(),
+        Reply::new("The whole product as it now is, in `data`, with its new `ETag`.")
+            .json(DataDto::<ProductDto>::schema())
+            .etag(WRITTEN_ETAG)
+            .rate_limit(true)
+            .build(),
+    );
+    let refused = if variant {
+        FieldIssue::new("isDefault", "a product keeps exactly one default variant")
+    } else {
+        FieldIssue::new("variants", "is written by the variants' own paths")
+    };
+    responses.insert(
+        "400".into(),
+        invalid_body(
+            vec![FieldIssue::new("stock", "is read-only"), refused],
+            "a member is read-only (`stock`, `tracked`, `id`, …), unknown or invalid, each \
+             named by its path; `If-Match` is not a list of quoted entity tags. The \
+             `Content-Type` may also be `application/merge-patch+json`.",
+        ),
+    );
+    let missing = if variant {
+        "product or variant"
+    } else {
+        "product"
+    };
+    responses.insert(
+        "404".into(),
+        not_found(
+            Resource::Product,
+            &format!(
+                "`NOT_FOUND`: no {missing} of the key's shop has this id (unknown, of another \
+                 shop, or an id that cannot exist)."
+            ),
+        ),
+    );
+    responses.insert("409".into(), code_conflict());
+    responses.insert(
+        "412".into(),
+        Reply::new(
+            "`PRECONDITION_FAILED`: the product (its variants and stock included) changed since \
+             the version `If-Match` names; nothing changed. The answer's `ETag` is the current \
+             one.",
+        )
+        .errors(&[ApiError::PreconditionFailed {
+            etag: "\"0f1e2d3c4b5a69788796a5b4c3d2e1f0\"".into(),
+        }])
+        .etag("The product's current entity tag.")
+        .rate_limit(true)
+        .build(),
+    );
+    responses.insert("413".into(), too_large());
+    responses
+}
+
+fn code_conflict() -> RefOr<Response> {
+    Reply::new(
+        "`CONFLICT`: another product or variant of the shop holds this SKU (products' and \
+         variants' are one namespace) or barcode (products' `ean` and variants' `barcode`); the \
+         detail names the member and, in `holderId`, the holder. Resending an item's own code \
+         is no conflict. Nothing changed (a create's refusal is replayed like a success).",
+    )
+    .conflict(&ApiError::conflict(
+        "variants[0].sku",
+        "is already the code of another product or variant of the shop",
+        "var_0192d3a4".into(),
+    ))
+    .rate_limit(true)
+    .idempotent_replayed()
+    .build()
+}
+
 fn email_conflict() -> RefOr<Response> {
     Reply::new(
         "`CONFLICT`: another client of the shop has this e-mail, without regard to case; its id \
@@ -825,6 +946,24 @@ operation_responses! {
     CreateClient => client_create_responses();
     /// `PATCH /api/v2/clients/{id}`.
     UpdateClient => client_update_responses();
+    /// `POST /api/v2/products`.
+    CreateProduct => product_created(Operation::CreateProduct, "Created");
+    /// `POST /api/v2/products/{id}/variants`.
+    AddVariant => {
+        let mut responses = product_created(Operation::UpdateProduct, "Added");
+        responses.insert(
+            "404".into(),
+            not_found(
+                Resource::Product,
+                "`NOT_FOUND`: no product of the key's shop has this id.",
+            ),
+        );
+        responses
+    };
+    /// `PATCH /api/v2/products/{id}`.
+    UpdateProduct => product_patched(Operation::UpdateProduct, false);
+    /// `PATCH /api/v2/products/{id}/variants/{variantId}`.
+    UpdateVariant => product_patched(Operation::UpdateProduct, true);
     /// `GET /api/v2/webhook-endpoints`.
     ListWebhookEndpoints => page::<WebhookEndpointDto>(
         Operation::ListWebhookEndpoints,

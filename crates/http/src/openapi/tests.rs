@@ -28,7 +28,7 @@ fn document_v2() -> Value {
 }
 
 /// The operations v2 adds to v1's (issue 34).
-const V2_OPERATIONS: [(&str, &str); 14] = [
+const V2_OPERATIONS: [(&str, &str); 18] = [
     ("get", "/api/v2/webhook-endpoints"),
     ("post", "/api/v2/webhook-endpoints"),
     ("get", "/api/v2/webhook-endpoints/{id}"),
@@ -46,6 +46,10 @@ const V2_OPERATIONS: [(&str, &str); 14] = [
     ("post", "/api/v2/clients/{id}/loyalty/adjustments"),
     ("post", "/api/v2/clients"),
     ("patch", "/api/v2/clients/{id}"),
+    ("post", "/api/v2/products"),
+    ("patch", "/api/v2/products/{id}"),
+    ("post", "/api/v2/products/{id}/variants"),
+    ("patch", "/api/v2/products/{id}/variants/{variantId}"),
 ];
 
 /// `(method, path, operation)` of every operation.
@@ -288,8 +292,19 @@ fn every_property_is_required(document: &Value) {
                 "StockCause" => property != "kind",
                 "WebhookEndpointCreation" => property == "description",
                 // Bodies of writes: a create needs its name only, a merge patch nothing.
-                "WebhookEndpointChange" | "ClientPatch" | "ClientContact" | "BillingWrite" => true,
+                "WebhookEndpointChange"
+                | "ClientPatch"
+                | "ClientContact"
+                | "BillingWrite"
+                | "ProductPatch"
+                | "ProductFields"
+                | "VariantPatch"
+                | "VariantFields" => true,
                 "ClientCreate" => property != "name",
+                "ProductCreate" => {
+                    !["name", "priceCents", "taxRate", "variants"].contains(&property.as_str())
+                }
+                "VariantCreate" => property != "label",
                 _ => false,
             };
             assert_eq!(

@@ -16,6 +16,7 @@ mod stock;
 mod stock_adjustments;
 mod webhook_deliveries;
 mod webhook_endpoints;
+mod writes;
 
 use std::collections::BTreeSet;
 use std::sync::{Arc, Mutex};
@@ -39,13 +40,13 @@ use shop_domain::webhook::NetworkPolicy;
 use shop_ports::port::{
     HashError, MockApiKeyStore, MockCatalogueRepository, MockClientRepository, MockClientWriter,
     MockClock, MockEventLog, MockIdGenerator, MockLoyaltyRepository, MockOrderRepository,
-    MockPointsLedger, MockRandomTokens, MockSecretHasher, MockStockRepository,
+    MockPointsLedger, MockProductWriter, MockRandomTokens, MockSecretHasher, MockStockRepository,
     MockWebhookEndpointStore, mock_on_real_windows,
 };
 use shop_ports::usecase::webhooks::{WebhookEndpoints, WebhookEvents};
 use shop_ports::usecase::{
     Authenticator, ClientDirectory, ClientEditor, FailureBudgets, LoyaltyOverview, OrderHistory,
-    PointsKeeper, ProductCatalogue, RateLimiter, RateLimits, StockKeeper,
+    PointsKeeper, ProductCatalogue, ProductEditor, RateLimiter, RateLimits, StockKeeper,
 };
 
 use crate::server::app;
@@ -167,6 +168,7 @@ pub struct TestApi {
     stock: MockStockRepository,
     points: MockPointsLedger,
     client_writer: MockClientWriter,
+    product_writer: MockProductWriter,
     webhook_store: MockWebhookEndpointStore,
     event_log: MockEventLog,
     rate_limiter: Arc<RateLimiter>,
@@ -191,6 +193,7 @@ impl TestApi {
             stock: MockStockRepository::new(),
             points: MockPointsLedger::new(),
             client_writer: MockClientWriter::new(),
+            product_writer: MockProductWriter::new(),
             webhook_store: MockWebhookEndpointStore::new(),
             event_log: MockEventLog::new(),
             rate_limiter: rate_limiter(RateLimits::default()),
@@ -230,6 +233,11 @@ impl TestApi {
 
     pub fn client_writer(mut self, writer: MockClientWriter) -> Self {
         self.client_writer = writer;
+        self
+    }
+
+    pub fn product_writer(mut self, writer: MockProductWriter) -> Self {
+        self.product_writer = writer;
         self
     }
 
@@ -286,6 +294,8 @@ impl TestApi {
         points_ids.expect_new_id().returning(|| NEW_ID.into());
         let mut client_ids = MockIdGenerator::new();
         client_ids.expect_new_id().returning(|| NEW_ID.into());
+        let mut product_ids = MockIdGenerator::new();
+        product_ids.expect_new_id().returning(|| NEW_ID.into());
         let mut webhook_ids = MockIdGenerator::new();
         webhook_ids.expect_new_id().returning(|| NEW_ID.into());
         let mut webhook_random = MockRandomTokens::new();
@@ -317,6 +327,11 @@ impl TestApi {
             client_writes: Arc::new(ClientEditor::new(
                 Arc::new(self.client_writer),
                 Arc::new(client_ids),
+                clock.clone(),
+            )),
+            product_writes: Arc::new(ProductEditor::new(
+                Arc::new(self.product_writer),
+                Arc::new(product_ids),
                 clock.clone(),
             )),
             webhook_endpoints: Arc::new(WebhookEndpoints::new(

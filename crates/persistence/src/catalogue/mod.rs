@@ -8,12 +8,16 @@
 //! probe of the search index, then, for a rare term, its entries, which tell the page which
 //! products to test (see [`search`]).
 //!
-//! `write.rs`: a whole product's rows, upserted (the import's and API v2's product writes).
+//! `write.rs`: a whole product's rows, upserted (the import's and API v2's product writes);
+//! `product_writer.rs`: API v2's writes of products (`ProductWriter`), with the checks of
+//! `write_checks.rs` (codes held elsewhere, categories and brands named).
 
 mod postgres;
+mod product_writer;
 pub(crate) mod search;
 mod sqlite;
 pub(crate) mod write;
+mod write_checks;
 
 use async_trait::async_trait;
 use diesel::dsl;

@@ -30,12 +30,12 @@ use crate::database::write_span::WriteSpan;
 use crate::database::{Database, impl_for_each_backend, in_transaction};
 use crate::error::DbError;
 use crate::rows::{
-    ApiWrite, ApiWriteRow, ClientContactChangeset, CreateRecorded, NewClientRow, WriteAction,
-    WrittenResource,
+    ApiWrite, ClientContactChangeset, CreateRecorded, NewClientRow, WriteAction, WrittenResource,
 };
-use crate::schema::{api_writes, clients};
+use crate::schema::clients;
 use crate::stock::adjust::{AdjustQueries, deciding_again};
 use crate::webhooks::outbox::{self, Outbox, OutboxQueries};
+use crate::write_log::WriteLog;
 
 /// The namespace of the e-mails' value locks.
 const EMAILS: &str = "client.email";
@@ -60,11 +60,6 @@ pub(crate) trait ClientWriteQueries {
         shop: &ShopId,
         id: &ClientId,
         changes: &ClientContactChangeset,
-    ) -> impl Future<Output = Result<(), DbError>> + Send;
-
-    fn insert_api_write(
-        &mut self,
-        row: &ApiWriteRow,
     ) -> impl Future<Output = Result<(), DbError>> + Send;
 }
 
@@ -109,11 +104,6 @@ impl_for_each_backend! {
                 .await?;
             Ok(())
         }
-
-        async fn insert_api_write(&mut self, row: &ApiWriteRow) -> Result<(), DbError> {
-            diesel::insert_into(api_writes::table).values(row).execute(self).await?;
-            Ok(())
-        }
     }
 }
 
@@ -137,7 +127,13 @@ async fn create<C>(
     outbox: Option<&Outbox>,
 ) -> Result<CreateClientOutcome, DbError>
 where
-    C: AdjustQueries + ClientQueries + ClientWriteQueries + WriteLocks + OutboxQueries + Send,
+    C: AdjustQueries
+        + ClientQueries
+        + ClientWriteQueries
+        + WriteLocks
+        + WriteLog
+        + OutboxQueries
+        + Send,
 {
     let shop = &command.shop;
     if let Some(claim) = &command.idempotency
@@ -172,7 +168,7 @@ where
                 changed: &changed,
                 at: command.at,
             };
-            conn.insert_api_write(&ApiWriteRow::of(&write)?).await?;
+            conn.log_write(&write).await?;
             if let Some(outbox) = outbox {
                 append_event(conn, outbox, shop, EventType::ClientCreated, &client).await?;
             }
@@ -231,7 +227,7 @@ async fn patch<C>(
     outbox: Option<&Outbox>,
 ) -> Result<PatchClientResult, DbError>
 where
-    C: ClientQueries + ClientWriteQueries + WriteLocks + OutboxQueries + Send,
+    C: ClientQueries + ClientWriteQueries + WriteLocks + WriteLog + OutboxQueries + Send,
 {
     let (shop, id) = (&command.shop, &command.id);
     if !conn.lock_client(shop, id).await? {
@@ -269,7 +265,7 @@ where
         changed: &changed,
         at: command.at,
     };
-    conn.insert_api_write(&ApiWriteRow::of(&write)?).await?;
+    conn.log_write(&write).await?;
     if let Some(outbox) = outbox {
         append_event(conn, outbox, shop, EventType::ClientUpdated, &next).await?;
     }

@@ -14,10 +14,10 @@
 use diesel::prelude::*;
 use diesel::sql_types::{Integer, Text};
 use diesel_async::RunQueryDsl;
-use shop_domain::id::{ClientId, ShopId};
+use shop_domain::id::{ClientId, ProductId, ShopId};
 
 use crate::error::DbError;
-use crate::schema::clients;
+use crate::schema::{clients, products, variants};
 
 /// The advisory locks' class of unique values (the issue that made it), apart from the event
 /// log's numbering (`webhooks/events.rs`).
@@ -30,6 +30,15 @@ pub(crate) trait WriteLocks {
         &mut self,
         shop: &ShopId,
         id: &ClientId,
+    ) -> impl Future<Output = Result<bool, DbError>> + Send;
+
+    /// Locks the shop's product's row and its variants' until the transaction ends (a stock
+    /// adjustment of a variant then waits, and the stock the write read stays true); `false`
+    /// when the shop has no such product.
+    fn lock_product(
+        &mut self,
+        shop: &ShopId,
+        id: &ProductId,
     ) -> impl Future<Output = Result<bool, DbError>> + Send;
 
     /// Holds `value` of the shop's `namespace` until the transaction ends.
@@ -53,6 +62,17 @@ impl<R: crate::database::SqliteRunner> WriteLocks for crate::database::SqliteOn<
         Ok(found.is_some())
     }
 
+    async fn lock_product(&mut self, shop: &ShopId, id: &ProductId) -> Result<bool, DbError> {
+        let found = products::table
+            .filter(products::shop_id.eq(shop.as_str()))
+            .filter(products::id.eq(id.as_str()))
+            .select(products::id)
+            .first::<String>(self)
+            .await
+            .optional()?;
+        Ok(found.is_some())
+    }
+
     async fn lock_value(&mut self, _: &ShopId, _: &'static str, _: &str) -> Result<(), DbError> {
         Ok(())
     }
@@ -68,6 +88,30 @@ impl WriteLocks for diesel_async::AsyncPgConnection {
             .first::<String>(self)
             .await
             .optional()?;
+        Ok(found.is_some())
+    }
+
+    async fn lock_product(&mut self, shop: &ShopId, id: &ProductId) -> Result<bool, DbError> {
+        let found = products::table
+            .filter(products::shop_id.eq(shop.as_str()))
+            .filter(products::id.eq(id.as_str()))
+            .select(products::id)
+            .for_no_key_update()
+            .first::<String>(&mut *self)
+            .await
+            .optional()?;
+        if found.is_some() {
+            // Always the product first, then its variants: the order every product write
+            // takes, and a stock adjustment takes only a variant's.
+            variants::table
+                .filter(variants::shop_id.eq(shop.as_str()))
+                .filter(variants::product_id.eq(id.as_str()))
+                .select(variants::id)
+                .order(variants::id.asc())
+                .for_no_key_update()
+                .load::<String>(self)
+                .await?;
+        }
         Ok(found.is_some())
     }
 

@@ -16,6 +16,7 @@ use crate::schema::api_writes;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum WrittenResource {
     Client,
+    Product,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -46,7 +47,7 @@ pub(crate) struct ApiWrite<'a> {
     pub resource_id: &'a str,
     pub action: WriteAction,
     /// The members' paths that changed.
-    pub changed: &'a [&'static str],
+    pub changed: &'a [&'a str],
     pub at: Timestamp,
 }
 
@@ -58,6 +59,7 @@ impl ApiWriteRow {
             api_key_prefix: write.key_prefix.as_str().to_owned(),
             resource: match write.resource {
                 WrittenResource::Client => "client",
+                WrittenResource::Product => "product",
             }
             .to_owned(),
             resource_id: write.resource_id.to_owned(),

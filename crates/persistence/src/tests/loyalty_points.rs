@@ -138,9 +138,9 @@ async fn the_migration_reverts_with_recorded_adjustments_and_keeps_the_stock_rec
         let reverted = migrate::revert_through(&t.url, "2026-12-02-000000")
             .await
             .unwrap();
-        // This migration and the client writes' after it.
-        assert_eq!(reverted, 2, "{backend}");
-        assert_eq!(migrate::run_pending(&t.url).await.unwrap(), 2, "{backend}");
+        // This migration and the two of API v2's writes after it.
+        assert_eq!(reverted, 3, "{backend}");
+        assert_eq!(migrate::run_pending(&t.url).await.unwrap(), 3, "{backend}");
         let db = Database::open(&t.url, PoolOptions::default())
             .await
             .unwrap();

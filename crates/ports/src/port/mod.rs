@@ -13,6 +13,7 @@ mod orders;
 mod owners;
 mod points_ledger;
 mod precondition;
+mod product_writer;
 mod rate_limit;
 mod replication;
 mod runtime;
@@ -41,6 +42,10 @@ pub use orders::OrderRepository;
 pub use owners::{OwnerStore, PasswordHasher};
 pub use points_ledger::{PointsCommand, PointsLedger, PointsOutcome, PointsResult};
 pub use precondition::Precondition;
+pub use product_writer::{
+    AddVariantCommand, CreateProductCommand, PatchProductCommand, PatchVariantCommand,
+    ProductPostOutcome, ProductWriteContext, ProductWriteResult, ProductWriter,
+};
 pub use rate_limit::{RateLimitStore, RateStoreError, Reservation, Slot};
 pub use replication::{ReadFrom, WritePosition, WritePositions};
 pub use runtime::{Clock, IdGenerator, RandomTokens};
@@ -79,6 +84,8 @@ pub use orders::MockOrderRepository;
 pub use owners::{MockOwnerStore, MockPasswordHasher};
 #[cfg(feature = "mocks")]
 pub use points_ledger::MockPointsLedger;
+#[cfg(feature = "mocks")]
+pub use product_writer::MockProductWriter;
 #[cfg(feature = "mocks")]
 pub use rate_limit::{MockRateLimitStore, mock_on_real_windows};
 #[cfg(feature = "mocks")]

@@ -42,6 +42,7 @@ pub mod default_variant;
 pub mod members;
 
 mod codes;
+mod fingerprint;
 mod new_product;
 mod product_fields;
 mod reference;
