@@ -255,6 +255,7 @@ fn into_v2(v1: Value) -> Value {
         serde_json::to_value(V2Additions::openapi()).expect("the additions serialize to JSON"),
     );
     conditional_reads(&mut document);
+    write_links(&mut document);
     document
 }
 
@@ -293,6 +294,45 @@ fn conditional_reads(document: &mut Value) {
         });
         not_modified["headers"]["ETag"] = etag.clone();
         operation["responses"]["304"] = not_modified;
+    }
+}
+
+/// OpenAPI links from each v2 write's answer to the operations on what it wrote (create → get
+/// → patch), so that a client generator, and schemathesis's stateful phase, can follow them.
+fn write_links(document: &mut Value) {
+    let id = "$response.body#/data/id";
+    let links = |operations: &[(&str, &str)]| {
+        let mut links = serde_json::Map::new();
+        for (name, operation) in operations {
+            links.insert(
+                (*name).to_owned(),
+                serde_json::json!({
+                    "operationId": operation,
+                    "parameters": {"id": id},
+                    "description": "The resource this answer shows, by its `id`."
+                }),
+            );
+        }
+        Value::Object(links)
+    };
+    let product = [
+        ("GetProduct", "getProduct"),
+        ("UpdateProduct", "updateProduct"),
+        ("AddVariant", "addVariant"),
+    ];
+    let client = [
+        ("GetClient", "getClient"),
+        ("UpdateClient", "updateClient"),
+        ("AdjustPoints", "adjustClientPoints"),
+    ];
+    for (path, method, status, operations) in [
+        ("/api/v2/products", "post", "201", &product[..]),
+        ("/api/v2/products/{id}", "patch", "200", &product[..]),
+        ("/api/v2/products/{id}/variants", "post", "201", &product[..]),
+        ("/api/v2/clients", "post", "201", &client[..]),
+        ("/api/v2/clients/{id}", "patch", "200", &client[..]),
+    ] {
+        document["paths"][path][method]["responses"][status]["links"] = links(operations);
     }
 }
 
