@@ -369,6 +369,37 @@ async fn variants_are_added_and_patched_with_one_default(app: TestApp) {
     )
     .await;
     assert_eq!(read_only.detail_fields(), ["stock", "tracked"]);
+
+    // A product whose codes share search suffixes (`000` of `MLU-000` and of its barcodes)
+    // rewrites its search index when a code goes (SQLite's triggers under an upsert).
+    let codes = create(
+        &app,
+        &key,
+        &json!({"name": "Mug", "priceCents": 1, "taxRate": "20.00", "sku": "MLU-000",
+        "variants": [{"label": "A", "sku": "MLU-000-0", "barcode": "3760000000000"},
+                     {"label": "B", "sku": "MLU-000-1", "barcode": "3760000000001"}]}),
+    )
+    .await;
+    assert_eq!(codes.status, 201, "{}", codes.text);
+    let codes = codes.json()["data"].clone();
+    let (product_id, variant_id) = (
+        codes["id"].as_str().unwrap(),
+        codes["variants"][1]["id"].as_str().unwrap(),
+    );
+    let cleared = patch(
+        &app,
+        &key,
+        &format!("/api/v2/products/{product_id}/variants/{variant_id}"),
+        &json!({"sku": null}),
+    )
+    .await;
+    assert_eq!(cleared.status, 200, "{}", cleared.text);
+    let found = app.get("/api/v1/products?q=mlu-000-0", &key).await.json();
+    assert_eq!(
+        found["data"][0]["id"],
+        json!(product_id),
+        "still found by its other codes"
+    );
 }
 
 async fn codes_are_unique_in_the_shop_across_products_and_variants(app: TestApp) {

@@ -77,6 +77,7 @@ impl From<DbError> for StoreError {
                 }
             },
             DbError::Query(QueryError::DatabaseError(DatabaseErrorKind::UniqueViolation, info)) => {
+                tracing::debug!(message = info.message(), "unique violation");
                 StoreError::Conflict {
                     what: unique_target(info.as_ref()),
                 }
