@@ -256,6 +256,7 @@ fn into_v2(v1: Value) -> Value {
     );
     conditional_reads(&mut document);
     write_links(&mut document);
+    merge_write_bodies(&mut document);
     document
 }
 
@@ -328,11 +329,75 @@ fn write_links(document: &mut Value) {
     for (path, method, status, operations) in [
         ("/api/v2/products", "post", "201", &product[..]),
         ("/api/v2/products/{id}", "patch", "200", &product[..]),
-        ("/api/v2/products/{id}/variants", "post", "201", &product[..]),
+        (
+            "/api/v2/products/{id}/variants",
+            "post",
+            "201",
+            &product[..],
+        ),
         ("/api/v2/clients", "post", "201", &client[..]),
         ("/api/v2/clients/{id}", "patch", "200", &client[..]),
     ] {
         document["paths"][path][method]["responses"][status]["links"] = links(operations);
+    }
+}
+
+/// The write bodies share their members through `#[serde(flatten)]`, which utoipa writes as an
+/// `allOf` of the shared part and the body's own: two closed objects that no value satisfies
+/// both of. Each body becomes one closed object with every member, and the shared parts,
+/// referenced by nothing else, are dropped.
+fn merge_write_bodies(document: &mut Value) {
+    const SHARED: [&str; 3] = ["ClientContact", "ProductFields", "VariantFields"];
+    let Some(schemas) = document
+        .pointer_mut("/components/schemas")
+        .and_then(Value::as_object_mut)
+    else {
+        return;
+    };
+    let shared: Vec<(String, Value)> = SHARED
+        .iter()
+        .filter_map(|name| {
+            schemas
+                .remove(*name)
+                .map(|schema| (format!("#/components/schemas/{name}"), schema))
+        })
+        .collect();
+    for schema in schemas.values_mut() {
+        let Some(parts) = schema.get("allOf").and_then(Value::as_array).cloned() else {
+            continue;
+        };
+        let mut properties = serde_json::Map::new();
+        let mut required: Vec<Value> = Vec::new();
+        let mut merged = true;
+        for part in &parts {
+            let part = match part.get("$ref").and_then(Value::as_str) {
+                Some(reference) => match shared.iter().find(|(name, _)| name == reference) {
+                    Some((_, schema)) => schema,
+                    None => {
+                        merged = false;
+                        break;
+                    }
+                },
+                None => part,
+            };
+            if let Some(own) = part.get("properties").and_then(Value::as_object) {
+                properties.extend(own.clone());
+            }
+            if let Some(own) = part.get("required").and_then(Value::as_array) {
+                required.extend(own.iter().cloned());
+            }
+        }
+        if !merged {
+            continue;
+        }
+        let object = schema.as_object_mut().expect("a schema is an object");
+        object.remove("allOf");
+        object.insert("type".into(), Value::from("object"));
+        object.insert("properties".into(), Value::Object(properties));
+        if !required.is_empty() {
+            object.insert("required".into(), Value::Array(required));
+        }
+        object.insert("additionalProperties".into(), Value::Bool(false));
     }
 }
 

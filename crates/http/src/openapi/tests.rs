@@ -294,12 +294,9 @@ fn every_property_is_required(document: &Value) {
                 // Bodies of writes: a create needs its name only, a merge patch nothing.
                 "WebhookEndpointChange"
                 | "ClientPatch"
-                | "ClientContact"
                 | "BillingWrite"
                 | "ProductPatch"
-                | "ProductFields"
-                | "VariantPatch"
-                | "VariantFields" => true,
+                | "VariantPatch" => true,
                 "ClientCreate" => property != "name",
                 "ProductCreate" => {
                     !["name", "priceCents", "taxRate", "variants"].contains(&property.as_str())
