@@ -102,16 +102,15 @@ async fn decide_create<C: ProductWriteConnection>(
         Ok(resolved) => resolved,
         Err(refusal) => return Ok(refusal.into()),
     };
+    if command.variant_ids.len() != new.variants().len() {
+        return Err(DbError::Invariant(
+            "a create needs one new id per variant".into(),
+        ));
+    }
     let mut ids = command.variant_ids.iter().cloned();
-    let mut fallback = 0;
     let product = new.product(
         command.id.clone(),
-        || {
-            ids.next().unwrap_or_else(|| {
-                fallback += 1;
-                VariantId::parse(format!("{}_{fallback}", command.id)).expect("a valid id")
-            })
-        },
+        || ids.next().expect("one id per variant, checked above"),
         category,
         brand,
         context.at,
