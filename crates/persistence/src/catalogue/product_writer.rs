@@ -12,7 +12,7 @@
 use async_trait::async_trait;
 use shop_domain::catalogue::Product;
 use shop_domain::catalogue::write::{NewProduct, ProductPatch, VariantWriteRefusal};
-use shop_domain::id::{ProductId, ShopId, VariantId};
+use shop_domain::id::{ProductId, ShopId};
 use shop_ports::StoreError;
 use shop_ports::port::{
     AddVariantCommand, CreateProductCommand, IdempotencyClaim, PatchProductCommand,
