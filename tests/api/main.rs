@@ -15,6 +15,7 @@ mod clients;
 mod conditional_reads;
 mod console;
 mod console_browser;
+mod console_browser_api_writes;
 mod console_public_url;
 mod console_tls_proxy;
 mod cross_shop_probe;

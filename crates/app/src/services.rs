@@ -15,9 +15,9 @@ use shop_ports::usecase::webhooks::{
     DispatchSettings, WebhookDispatcher, WebhookEndpoints, WebhookEvents,
 };
 use shop_ports::usecase::{
-    Authenticator, ClientDirectory, ClientEditor, FailureBudgets, ImportShopData, KeyAdmin,
-    LoyaltyOverview, OrderHistory, OwnerAdmin, OwnerSessions, PointsKeeper, ProductCatalogue,
-    ProductEditor, RateLimiter, RateLimits, ShopAdmin, SignInLimits, StockKeeper,
+    ApiWriteHistory, Authenticator, ClientDirectory, ClientEditor, FailureBudgets, ImportShopData,
+    KeyAdmin, LoyaltyOverview, OrderHistory, OwnerAdmin, OwnerSessions, PointsKeeper,
+    ProductCatalogue, ProductEditor, RateLimiter, RateLimits, ShopAdmin, SignInLimits, StockKeeper,
 };
 use shop_webhook_sender::HttpWebhookSender;
 
@@ -136,6 +136,8 @@ pub struct Services {
     pub clients: Arc<ClientDirectory>,
     pub loyalty: Arc<LoyaltyOverview>,
     pub stock: Arc<StockKeeper>,
+    /// The console's list of what the shop's API keys wrote.
+    pub api_writes: Arc<ApiWriteHistory>,
     pub points: Arc<PointsKeeper>,
     pub client_writes: Arc<ClientEditor>,
     pub product_writes: Arc<ProductEditor>,
@@ -241,6 +243,7 @@ impl Services {
             clients: Arc::new(ClientDirectory::new(store.clone(), clock.clone())),
             loyalty: Arc::new(LoyaltyOverview::new(store.clone(), store.clone())),
             stock: Arc::new(StockKeeper::new(store.clone(), ids.clone(), clock.clone())),
+            api_writes: Arc::new(ApiWriteHistory::new(store.clone())),
             points: Arc::new(PointsKeeper::new(store.clone(), ids.clone(), clock.clone())),
             client_writes: Arc::new(ClientEditor::new(store.clone(), ids.clone(), clock.clone())),
             product_writes: Arc::new(ProductEditor::new(
@@ -341,6 +344,7 @@ impl Services {
             sessions: self.owner_sessions.clone(),
             keys: self.keys.clone(),
             stock: self.stock.clone(),
+            api_writes: self.api_writes.clone(),
             webhooks: self.webhook_endpoints.clone(),
             settings: ConsoleSettings {
                 public_url,

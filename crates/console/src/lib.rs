@@ -1,12 +1,13 @@
 //! The shop owners' web console: the account area of spec §1 and §5 where an owner creates,
-//! sees and revokes the shop's API keys, follows the stock changes integrations make,
-//! switches a variant's stock tracking (spec §3), and adds, tests, disables and deletes the
-//! shop's webhook endpoints and follows their deliveries (issue 34).
+//! sees and revokes the shop's API keys, follows the stock changes integrations make and what
+//! they write through the API (issue 35), switches a variant's stock tracking (spec §3), and
+//! adds, tests, disables and deletes the shop's webhook endpoints and follows their deliveries
+//! (issue 34).
 //!
 //! A second delivery adapter beside `shop-http`, on the same use cases (`OwnerSessions`,
-//! `KeyAdmin`, `StockKeeper`, `WebhookEndpoints`) and served by the same server under `/console`: server-rendered
-//! HTML from askama templates checked at compile time, one stylesheet and one small script,
-//! all compiled into the binary.
+//! `KeyAdmin`, `StockKeeper`, `ApiWriteHistory`, `WebhookEndpoints`) and served by the same
+//! server under `/console`: server-rendered HTML from askama templates checked at compile
+//! time, one stylesheet and one small script, all compiled into the binary.
 //!
 //! **Invariants**
 //! - No rule lives in a handler or a template: pages parse the form into domain values, call
@@ -30,7 +31,7 @@ use std::time::Duration;
 
 use shop_domain::client_address::TrustedProxies;
 use shop_ports::usecase::webhooks::WebhookEndpoints;
-use shop_ports::usecase::{KeyAdmin, OwnerSessions, StockKeeper};
+use shop_ports::usecase::{ApiWriteHistory, KeyAdmin, OwnerSessions, StockKeeper};
 
 mod assets;
 mod cookies;
@@ -57,6 +58,8 @@ pub struct ConsoleState {
     pub sessions: Arc<OwnerSessions>,
     pub keys: Arc<KeyAdmin>,
     pub stock: Arc<StockKeeper>,
+    /// The API writes page: what the shop's keys wrote (clients, products, points).
+    pub api_writes: Arc<ApiWriteHistory>,
     /// The Webhooks page: the shop's endpoints, their deliveries, tests and recoveries.
     pub webhooks: Arc<WebhookEndpoints>,
     pub settings: ConsoleSettings,

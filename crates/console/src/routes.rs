@@ -17,7 +17,8 @@ use actix_web::{FromRequest, Handler, HttpResponse, Responder, web};
 
 use crate::error::{ConsoleError, catch_panics};
 use crate::pages::{
-    activity, dashboard, keys, login, logout, revoke, stock, webhook, webhook_delete, webhooks,
+    activity, api_writes, dashboard, keys, login, logout, revoke, stock, webhook, webhook_delete,
+    webhooks,
 };
 use crate::urls::{PREFIX, Route};
 use crate::{ConsoleState, assets, guard, headers};
@@ -136,6 +137,7 @@ pub(crate) fn signed_in_pages() -> Vec<Page> {
             .get(revoke::confirm)
             .post(revoke::submit),
         Page::at(Route::Activity).get(activity::list),
+        Page::at(Route::ApiWrites).get(api_writes::list),
         Page::at(Route::Stock).get(stock::list),
         Page::at(Route::VariantTracking).post(stock::switch_tracking),
         Page::at(Route::Webhooks)

@@ -21,18 +21,20 @@ use shop_domain::scope::ScopeSet;
 use shop_domain::shop::{Shop, ShopSlug, SubscriptionStatus};
 use shop_domain::webhook::NetworkPolicy;
 use shop_ports::port::{
-    MockApiKeyStore, MockClock, MockDeviceSecretStore, MockIdGenerator, MockKeyMaterial,
-    MockOwnerStore, MockPasswordHasher, MockRandomTokens, MockRateLimitStore, MockSecretHasher,
-    MockSessionStore, MockShopStore, MockStockRepository, MockWebhookEndpointStore, SignedIn,
+    MockApiKeyStore, MockApiWriteLog, MockClock, MockDeviceSecretStore, MockIdGenerator,
+    MockKeyMaterial, MockOwnerStore, MockPasswordHasher, MockRandomTokens, MockRateLimitStore,
+    MockSecretHasher, MockSessionStore, MockShopStore, MockStockRepository,
+    MockWebhookEndpointStore, SignedIn,
 };
 use shop_ports::port::{Reservation, Slot};
 use shop_ports::usecase::webhooks::WebhookEndpoints;
-use shop_ports::usecase::{KeyAdmin, OwnerSessions, SignInLimits, StockKeeper};
+use shop_ports::usecase::{ApiWriteHistory, KeyAdmin, OwnerSessions, SignInLimits, StockKeeper};
 
 use crate::routes::{self, console, public_pages, signed_in_pages};
 use crate::urls::{self, PREFIX, Route};
 use crate::{ConsoleSettings, ConsoleState, configure};
 
+mod api_writes;
 mod webhooks;
 
 const NOW: i64 = 1_790_000_000_000;
@@ -124,6 +126,7 @@ struct Ports {
     windows: MockRateLimitStore,
     keys: MockApiKeyStore,
     stock: MockStockRepository,
+    api_writes: MockApiWriteLog,
     webhooks: MockWebhookEndpointStore,
 }
 
@@ -146,6 +149,7 @@ impl Ports {
             windows: MockRateLimitStore::new(),
             keys: MockApiKeyStore::new(),
             stock: MockStockRepository::new(),
+            api_writes: MockApiWriteLog::new(),
             webhooks: MockWebhookEndpointStore::new(),
         }
     }
@@ -197,6 +201,7 @@ impl Ports {
                 Arc::new(ids),
                 Arc::new(clock()),
             )),
+            api_writes: Arc::new(ApiWriteHistory::new(Arc::new(self.api_writes))),
             webhooks: Arc::new(WebhookEndpoints::new(
                 Arc::new(self.webhooks),
                 Arc::new(webhook_ids),

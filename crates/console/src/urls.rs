@@ -59,6 +59,8 @@ routes! {
     /// A key's revocation: the confirmation (GET) and the revocation (POST).
     RevokeKey = "/keys/{prefix}/revoke",
     Activity = "/activity",
+    /// The activity's second tab: what the shop's API keys wrote (clients, products, points).
+    ApiWrites = "/activity/writes",
     Stock = "/stock",
     /// A variant's tracking switch (POST).
     VariantTracking = "/variants/{id}/tracking",
@@ -88,6 +90,7 @@ pub const LOGIN: &str = Route::Login.path();
 pub const LOGOUT: &str = Route::Logout.path();
 pub const KEYS: &str = Route::Keys.path();
 pub const ACTIVITY: &str = Route::Activity.path();
+pub const API_WRITES: &str = Route::ApiWrites.path();
 pub const STOCK: &str = Route::Stock.path();
 pub const WEBHOOKS: &str = Route::Webhooks.path();
 pub const STYLESHEET: &str = Route::Stylesheet.path();

@@ -7,6 +7,7 @@
 
 pub mod access;
 pub mod api_key;
+pub mod api_write;
 pub mod catalogue;
 mod checkpoint;
 pub mod client;
@@ -30,6 +31,7 @@ pub mod stock;
 pub mod sync;
 pub mod tax_rate;
 pub mod text;
+pub mod timeline;
 pub mod timestamp;
 pub mod webhook;
 pub mod write;

@@ -60,6 +60,8 @@ pub enum CursorKind {
     Clients,
     /// The console's activity page (stock movements and tracking switches).
     Activity,
+    /// The console's page of the writes made by API keys (`crate::api_write`).
+    ApiWrites,
     /// Orders, clients and stock walked since a time (`updatedSince`, [`crate::sync`]).
     OrdersChanged,
     ClientsChanged,
@@ -78,6 +80,7 @@ impl CursorKind {
             CursorKind::Stock => "s",
             CursorKind::Clients => "c",
             CursorKind::Activity => "a",
+            CursorKind::ApiWrites => "aw",
             CursorKind::OrdersChanged => "oc",
             CursorKind::ClientsChanged => "cc",
             CursorKind::StockChanged => "sc",

@@ -26,6 +26,7 @@
 //! read can select them.
 
 mod accounts;
+mod api_writes;
 mod catalogue;
 mod clients;
 mod database;

@@ -6,6 +6,7 @@ use actix_web::http::StatusCode;
 use actix_web::{HttpRequest, HttpResponse, web};
 use askama::Template;
 use shop_domain::stock::{ActivityPosition, ActivityQuery, StockActivity};
+use shop_domain::timeline::TimelineLine;
 
 use crate::ConsoleState;
 use crate::error::ConsoleError;

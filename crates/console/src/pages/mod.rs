@@ -1,6 +1,7 @@
 //! One module per page: its handlers (one per method) and its template's data.
 
 pub mod activity;
+pub mod api_writes;
 pub mod dashboard;
 pub mod keys;
 pub mod login;

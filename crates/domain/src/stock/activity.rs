@@ -2,17 +2,14 @@
 //!
 //! Two kinds of lines share one list: the stock movements made through the API (with the key
 //! that made each) and the switches of a variant's tracking made in the console (with the
-//! owner who made each). They are ordered by time, then id, both descending; ids are unique
-//! across the two kinds (both are generated UUIDv7s), so the order is total and a cursor on
-//! `(time, id)` pages through both without a gap or a repeat.
-
-use std::cmp::Ordering;
+//! owner who made each): a timeline (`crate::timeline`), newest first.
 
 use crate::Timestamp;
 use crate::id::{OwnerId, ProductId, TrackingSwitchId, VariantId};
 use crate::owner::OwnerEmail;
-use crate::pagination::{Cursor, CursorKind, InvalidCursor, PageLimit};
+use crate::pagination::{CursorKind, PageLimit};
 use crate::stock::StockMovement;
+use crate::timeline::{TimelineLine, TimelinePosition};
 
 /// How a variant is named on a page: its product's name, its own label and SKU.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -52,71 +49,34 @@ pub enum StockActivity {
 }
 
 impl StockActivity {
-    pub fn at(&self) -> Timestamp {
-        match self {
-            Self::Adjustment { movement, .. } => movement.created_at,
-            Self::TrackingSwitch { switch, .. } => switch.at,
-        }
-    }
-
-    pub fn id(&self) -> &str {
-        match self {
-            Self::Adjustment { movement, .. } => movement.id.as_str(),
-            Self::TrackingSwitch { switch, .. } => switch.id.as_str(),
-        }
-    }
-
     /// The variant the line is about.
     pub fn variant(&self) -> &VariantName {
         match self {
             Self::Adjustment { variant, .. } | Self::TrackingSwitch { variant, .. } => variant,
         }
     }
+}
 
-    /// The list's order: newest first, then by descending id.
-    pub fn newest_first(a: &Self, b: &Self) -> Ordering {
-        (b.at(), b.id()).cmp(&(a.at(), a.id()))
+impl TimelineLine for StockActivity {
+    const CURSOR: CursorKind = CursorKind::Activity;
+
+    fn at(&self) -> Timestamp {
+        match self {
+            Self::Adjustment { movement, .. } => movement.created_at,
+            Self::TrackingSwitch { switch, .. } => switch.at,
+        }
     }
 
-    pub fn position(&self) -> ActivityPosition {
-        ActivityPosition {
-            at: self.at(),
-            id: self.id().to_owned(),
+    fn id(&self) -> &str {
+        match self {
+            Self::Adjustment { movement, .. } => movement.id.as_str(),
+            Self::TrackingSwitch { switch, .. } => switch.id.as_str(),
         }
     }
 }
 
 /// Where a page of activity ends: the next page holds what is strictly older.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ActivityPosition {
-    pub at: Timestamp,
-    pub id: String,
-}
-
-impl ActivityPosition {
-    /// Whether a line at `(at, id)` comes after this position in the list.
-    pub fn is_before(&self, at: Timestamp, id: &str) -> bool {
-        (at, id) < (self.at, self.id.as_str())
-    }
-
-    pub fn cursor(&self) -> Cursor {
-        Cursor::new(
-            CursorKind::Activity,
-            vec![self.at.millis().to_string(), self.id.clone()],
-        )
-    }
-
-    pub fn from_cursor(text: &str) -> Result<Self, InvalidCursor> {
-        let cursor = Cursor::decode(text, CursorKind::Activity)?;
-        match cursor.parts() {
-            [at, id] if crate::id::is_valid_id(id) => Ok(Self {
-                at: Timestamp::from_millis(at.parse().map_err(|_| InvalidCursor)?),
-                id: id.clone(),
-            }),
-            _ => Err(InvalidCursor),
-        }
-    }
-}
+pub type ActivityPosition = TimelinePosition<StockActivity>;
 
 /// A page request of the activity list.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -129,23 +89,13 @@ impl ActivityQuery {
     pub const DEFAULT_LIMIT: PageLimit = PageLimit::ORDERS_DEFAULT;
 }
 
-/// Merges two lists, each already newest first, into the first `count` lines of both.
-pub fn merge_newest_first(
-    first: Vec<StockActivity>,
-    second: Vec<StockActivity>,
-    count: usize,
-) -> Vec<StockActivity> {
-    let mut merged: Vec<StockActivity> = first.into_iter().chain(second).collect();
-    merged.sort_by(StockActivity::newest_first);
-    merged.truncate(count);
-    merged
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::api_key::KeyPrefix;
     use crate::id::MovementId;
+    use crate::pagination::InvalidCursor;
+    use crate::timeline::merge_newest_first;
 
     fn name() -> VariantName {
         VariantName {
@@ -195,7 +145,7 @@ mod tests {
             vec![switch("s2", 20), switch("s0", 10)],
             3,
         );
-        let ids: Vec<_> = merged.iter().map(StockActivity::id).collect();
+        let ids: Vec<_> = merged.iter().map(TimelineLine::id).collect();
         assert_eq!(ids, ["m3", "s2", "s0"]);
     }
 

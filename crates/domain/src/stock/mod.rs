@@ -6,9 +6,7 @@ mod adjustment;
 mod entry;
 mod idempotency;
 
-pub use activity::{
-    ActivityPosition, ActivityQuery, StockActivity, TrackingSwitch, VariantName, merge_newest_first,
-};
+pub use activity::{ActivityPosition, ActivityQuery, StockActivity, TrackingSwitch, VariantName};
 pub use adjustment::{
     AdjustmentProblem, AdjustmentReason, AdjustmentRequest, AdjustmentResult, MAX_ABS_QUANTITY,
     MAX_ABS_STOCK, MAX_REASON_LEN, RequestedVariant, StockAdjustment, StockDelta, StockMovement,

@@ -7,6 +7,7 @@
 //! Confidential columns (a client's note, an order's signatures) have row types of their own,
 //! read only by the import: the rows the API's reads select cannot carry them.
 
+mod api_write_lines;
 mod catalogue;
 mod clients;
 mod loyalty;
@@ -15,6 +16,7 @@ mod owners;
 mod stock;
 mod writes;
 
+pub(crate) use api_write_lines::ApiWriteLineRow;
 pub(crate) use catalogue::{
     BrandRow, CategoryRow, NewVariantRow, ProductRow, ProductWithNames, VariantRow,
 };

@@ -10,7 +10,8 @@ use diesel::prelude::*;
 use diesel_async::RunQueryDsl;
 use shop_domain::id::ShopId;
 use shop_domain::owner::OwnerEmail;
-use shop_domain::stock::{ActivityQuery, StockActivity, merge_newest_first};
+use shop_domain::stock::{ActivityQuery, StockActivity};
+use shop_domain::timeline::merge_newest_first;
 
 use crate::database::impl_for_each_backend;
 use crate::error::DbError;

@@ -2,6 +2,7 @@
 //! `TEST_DATABASE_URL` names a PostgreSQL server, on a fresh database created there and dropped
 //! afterwards. All in this one module, so the crate has one test binary.
 
+mod api_writes;
 mod bench_statements;
 mod bulk_load;
 mod catalogue;

@@ -18,6 +18,7 @@ use super::{TestDb, cache_counter, test_databases};
 use crate::DatabaseUrl;
 use crate::database::SqliteConn;
 use crate::stock::activity::ActivityQueries;
+use shop_domain::timeline::TimelineLine;
 
 async fn activity(
     t: &TestDb,
@@ -160,15 +161,13 @@ async fn pages_follow_each_other_without_a_gap_or_a_repeat() {
                 if lines.len() <= limit {
                     break;
                 }
-                before = page.last().map(StockActivity::position);
+                before = page.last().map(TimelineLine::position);
             }
             assert_eq!(seen, expected, "{backend}: limit {limit}");
         }
         // Past the oldest line: nothing.
-        let oldest = ActivityPosition {
-            at: expected.last().unwrap().0,
-            id: expected.last().unwrap().1.clone(),
-        };
+        let (at, id) = expected.last().unwrap().clone();
+        let oldest = ActivityPosition::new(at, id);
         assert!(
             activity(&t, &a, Some(oldest), 20).await.is_empty(),
             "{backend}"
@@ -230,10 +229,7 @@ macro_rules! cached_after_each_page {
 async fn a_page_is_prepared_once_per_connection() {
     for t in test_databases().await {
         let (a, _, expected) = history(&t).await;
-        let cursor = ActivityPosition {
-            at: expected[2].0,
-            id: expected[2].1.clone(),
-        };
+        let cursor = ActivityPosition::new(expected[2].0, expected[2].1.clone());
         let after_each = match &t.url {
             DatabaseUrl::Sqlite(path) => {
                 let mut conn = SqliteConn::establish(path.to_str().unwrap()).await.unwrap();

@@ -1,5 +1,6 @@
 //! Outbound ports.
 
+mod api_writes;
 mod catalogue;
 mod claim_room;
 mod client_writer;
@@ -23,6 +24,7 @@ mod stock;
 mod webhook_sender;
 mod webhooks;
 
+pub use api_writes::ApiWriteLog;
 pub use catalogue::CatalogueRepository;
 pub use claim_room::ClaimRoom;
 pub use client_writer::{
@@ -62,6 +64,8 @@ pub use webhooks::{
     NewEndpoint, Turn, WebhookEndpointStore,
 };
 
+#[cfg(feature = "mocks")]
+pub use api_writes::MockApiWriteLog;
 #[cfg(feature = "mocks")]
 pub use catalogue::MockCatalogueRepository;
 #[cfg(feature = "mocks")]

@@ -1,5 +1,6 @@
 //! Use cases: each endpoint's and each CLI command's behaviour, on top of the ports.
 
+pub mod api_writes;
 pub mod authenticate;
 pub mod catalogue;
 mod client_gate;
@@ -24,6 +25,7 @@ mod test_caller;
 mod test_clock;
 pub mod webhooks;
 
+pub use api_writes::ApiWriteHistory;
 pub use authenticate::{
     AuthError, AuthStats, Authenticator, DigestedKey, FailureBudgets, Principal, Recall, Rejection,
     Throttle, ThrottledBy,

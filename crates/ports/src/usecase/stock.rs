@@ -10,6 +10,7 @@ use shop_domain::stock::{
     StockEntry, StockListQuery, StockMovement, stock_cursor,
 };
 use shop_domain::sync::changed_cursor;
+use shop_domain::timeline;
 
 use super::{Principal, ReadError};
 use crate::StoreError;
@@ -119,9 +120,7 @@ impl StockKeeper {
         query: &ActivityQuery,
     ) -> Result<Page<StockActivity>, StoreError> {
         let rows = self.repository.list_activity(shop, query).await?;
-        Ok(Page::from_overfetch(rows, query.limit, |line| {
-            line.position().cursor()
-        }))
+        Ok(timeline::page(rows, query.limit))
     }
 
     pub async fn movements(

@@ -1,0 +1,1 @@
+DROP INDEX loyalty_adjustments_shop_id_created_at_id;
