@@ -27,6 +27,7 @@ mod me;
 mod observability;
 mod orders;
 mod product_writes;
+mod product_writes_sdk;
 mod products;
 mod products_paging;
 mod rate_limits;

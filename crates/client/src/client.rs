@@ -25,7 +25,7 @@ use crate::retry::{self, RetryEvent, RetryHook, RetryPolicy, RetryReason};
 /// The header that makes a stock adjustment (or any v2 create) safe to repeat.
 pub const IDEMPOTENCY_KEY_HEADER: &str = "Idempotency-Key";
 const JSON: &str = "application/json";
-/// RFC 7396: the `Content-Type` of a client's `PATCH`.
+/// RFC 7396: the `Content-Type` of v2's `PATCH`es (clients, products, variants).
 const MERGE_PATCH_JSON: &str = "application/merge-patch+json";
 const REPLAYED_HEADER: &str = "Idempotent-Replayed";
 const DEFAULT_USER_AGENT: &str = concat!("shop-api-client/", env!("CARGO_PKG_VERSION"));
@@ -207,12 +207,11 @@ impl Client {
             quantity: i64,
             reason: &'a str,
         }
-        let body = serde_json::to_vec(&Body {
+        let body = json_body(&Body {
             variant_id,
             quantity,
             reason,
-        })
-        .map_err(|error| ApiError::Invalid(error.to_string()))?;
+        })?;
         let url = self.url(&["stock", "adjustments"], &Params::new())?;
         let (adjustment, replayed) = self
             .post_idempotent::<StockAdjustment>(url, body, idempotency_key)
@@ -623,7 +622,7 @@ struct Request<'a> {
     idempotency_key: Option<&'a str>,
     /// The `ETag` held, sent as `If-None-Match` (API v2's reads of one product or client).
     if_none_match: Option<&'a str>,
-    /// The `ETag` a write is based on, sent as `If-Match` (API v2's client patches).
+    /// The `ETag` a write is based on, sent as `If-Match` (API v2's patches).
     if_match: Option<&'a str>,
 }
 
@@ -643,8 +642,8 @@ impl Request<'_> {
 
     /// Whether sending it twice does what sending it once does.
     ///
-    /// A `PATCH` is: every `PATCH` of the API replaces the members it names (a client's is a
-    /// JSON Merge Patch), so applying it twice leaves what applying it once does. One with
+    /// A `PATCH` is: every `PATCH` of the API replaces the members it names (v2's are JSON
+    /// Merge Patches), so applying it twice leaves what applying it once does. One with
     /// `If-Match` can only be refused the second time, never applied twice: if the lost
     /// attempt was applied, the tag it named is no longer current and the retry answers
     /// `412`, which [`ApiError::PreconditionFailed`] then flags as `maybe_applied`.
@@ -744,6 +743,12 @@ pub(crate) fn checked_id(id: &str) -> Result<&str, ApiError> {
         return Err(ApiError::Invalid(format!("{id:?} is not a resource id")));
     }
     Ok(id)
+}
+
+/// A request body as JSON; a value that cannot be JSON (a map with non-string keys, say) is
+/// refused before anything is sent.
+pub(crate) fn json_body(value: &impl Serialize) -> Result<Vec<u8>, ApiError> {
+    serde_json::to_vec(value).map_err(|error| ApiError::Invalid(error.to_string()))
 }
 
 pub(crate) fn check_idempotency_key(key: &str) -> Result<(), ApiError> {

@@ -1,79 +1,19 @@
 //! API v2's client writes (issue 35): `POST /api/v2/clients` under an `Idempotency-Key`, and
-//! `PATCH /api/v2/clients/{id}` as a JSON Merge Patch (RFC 7396) with `If-Match`.
-//!
-//! A create is retried as a stock adjustment is: its key is sent again on every attempt, so a
-//! lost answer never makes two clients. A patch is retried after a lost answer too, since
-//! applying a merge patch twice leaves what applying it once does; with `If-Match`, such a
-//! retry can only be refused (`412`, flagged `maybe_applied`), never applied twice.
+//! `PATCH /api/v2/clients/{id}` as a JSON Merge Patch (RFC 7396) with `If-Match`; the requests
+//! are sent, retried and answered as every v2 write is (`v2_writes.rs`).
 
-use reqwest::Method;
-use serde::ser::Error as _;
 use serde::{Serialize, Serializer};
 use time::Date;
 
-use crate::client::{
-    Client, Tagged, WriteCondition, check_idempotency_key, checked_id, new_idempotency_key,
-};
-use crate::conditional::Conditional;
+use crate::client::{Client, checked_id, new_idempotency_key};
 use crate::error::ApiError;
+use crate::merge_patch::{self, Patch};
 use crate::models::{Client as ShopClient, iso_date};
-
-/// How many times [`Client::modify_client`] reads and patches before it gives up on a client
-/// that keeps changing.
-const MODIFY_ATTEMPTS: u32 = 5;
-
-/// One member of a merge patch: left as it is (absent from the body), cleared (`null`), or
-/// set to a value.
-///
-/// `Patch::from(option)` is `Clear` for `None` and `Set` for `Some`: the way to copy a
-/// nullable member from a model.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
-pub enum Patch<T> {
-    /// Unchanged: the member is left out of the body.
-    #[default]
-    Keep,
-    /// Cleared: the member is sent as `null`.
-    Clear,
-    /// Replaced by this value.
-    Set(T),
-}
-
-impl<T> Patch<T> {
-    /// Whether the member is left out of the body (as `skip_serializing_if` needs it).
-    pub fn is_keep(&self) -> bool {
-        matches!(self, Self::Keep)
-    }
-}
-
-impl<T> From<Option<T>> for Patch<T> {
-    fn from(value: Option<T>) -> Self {
-        value.map_or(Self::Clear, Self::Set)
-    }
-}
-
-/// `null` for `Clear`, the value for `Set`. `Keep` has no JSON form: a struct holding a
-/// `Patch` skips it with `#[serde(skip_serializing_if = "Patch::is_keep")]`, and serializing
-/// it otherwise is an error rather than a silent `null` (which would clear the member).
-impl<T: Serialize> Serialize for Patch<T> {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        match self {
-            Self::Keep => Err(S::Error::custom(KEEP_SERIALIZED)),
-            Self::Clear => serializer.serialize_none(),
-            Self::Set(value) => serializer.serialize_some(value),
-        }
-    }
-}
-
-const KEEP_SERIALIZED: &str =
-    "Patch::Keep must be left out (skip_serializing_if = \"Patch::is_keep\")";
+use crate::v2_writes::{MergePatch, Written};
 
 /// A birth date of a patch, as `YYYY-MM-DD`.
 fn date_patch<S: Serializer>(patch: &Patch<Date>, serializer: S) -> Result<S::Ok, S::Error> {
-    match patch {
-        Patch::Keep => Err(S::Error::custom(KEEP_SERIALIZED)),
-        Patch::Clear => serializer.serialize_none(),
-        Patch::Set(date) => iso_date::serialize(date, serializer),
-    }
+    merge_patch::serialize_with(patch, serializer, iso_date::serialize)
 }
 
 /// A new client, as `POST /api/v2/clients` takes it: only `name` is required; a member left
@@ -230,19 +170,10 @@ impl BillingPatch {
     }
 }
 
-/// A resource as a v2 write answered it.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Written<T> {
-    /// The resource as it now is.
-    pub data: T,
-    /// Its `ETag` (quotes included), as `GET /api/v2/…` would give it: pass it as `if_match`
-    /// to the next [`Client::update_client`], or to [`Client::client_if_changed`].
-    pub etag: Option<String>,
-    /// The server answered with the first response to this `Idempotency-Key`: the client had
-    /// already been created, by an earlier call or attempt (`data` is it as it now is).
-    pub replayed: bool,
-    /// The `Idempotency-Key` sent on every attempt (creates only).
-    pub idempotency_key: Option<String>,
+impl MergePatch for ClientPatch {
+    fn is_empty(&self) -> bool {
+        ClientPatch::is_empty(self)
+    }
 }
 
 impl Client {
@@ -274,24 +205,7 @@ impl Client {
         draft: &ClientDraft,
         idempotency_key: &str,
     ) -> Result<Written<ShopClient>, ApiError> {
-        check_idempotency_key(idempotency_key)?;
-        let written: Tagged<ShopClient> = self
-            .write_v2_tagged(
-                Method::POST,
-                &["clients"],
-                json(draft)?,
-                WriteCondition {
-                    idempotency_key: Some(idempotency_key),
-                    if_match: None,
-                },
-            )
-            .await?;
-        Ok(Written {
-            data: written.data,
-            etag: written.etag,
-            replayed: written.replayed,
-            idempotency_key: Some(idempotency_key.to_owned()),
-        })
+        self.create_v2(&["clients"], draft, idempotency_key).await
     }
 
     /// `PATCH /api/v2/clients/{id}`: applies `patch` (scope `clients:write`) and answers the
@@ -334,23 +248,8 @@ impl Client {
         patch: &ClientPatch,
         if_match: Option<&str>,
     ) -> Result<Written<ShopClient>, ApiError> {
-        let written: Tagged<ShopClient> = self
-            .write_v2_tagged(
-                Method::PATCH,
-                &["clients", checked_id(id)?],
-                json(patch)?,
-                WriteCondition {
-                    idempotency_key: None,
-                    if_match,
-                },
-            )
-            .await?;
-        Ok(Written {
-            data: written.data,
-            etag: written.etag,
-            replayed: false,
-            idempotency_key: None,
-        })
+        self.patch_v2(&["clients", checked_id(id)?], patch, if_match)
+            .await
     }
 
     /// A read-modify-write of one client that loses no concurrent change: reads the client
@@ -384,38 +283,11 @@ impl Client {
     pub async fn modify_client(
         &self,
         id: &str,
-        mut change: impl FnMut(&ShopClient) -> ClientPatch,
+        change: impl FnMut(&ShopClient) -> ClientPatch,
     ) -> Result<Written<ShopClient>, ApiError> {
-        let mut attempts = 0;
-        loop {
-            attempts += 1;
-            let Conditional::Modified { data, etag } = self.client_if_changed(id, None).await?
-            else {
-                return Err(ApiError::Invalid(
-                    "the server answered 304 to a read without If-None-Match".to_owned(),
-                ));
-            };
-            let patch = change(&data);
-            if patch.is_empty() {
-                return Ok(Written {
-                    data,
-                    etag,
-                    replayed: false,
-                    idempotency_key: None,
-                });
-            }
-            // Without a tag to hold (a server that sends none), "*": the client must exist.
-            let if_match = etag.as_deref().unwrap_or("*");
-            match self.update_client(id, &patch, Some(if_match)).await {
-                Err(ApiError::PreconditionFailed { .. }) if attempts < MODIFY_ATTEMPTS => {}
-                outcome => return outcome,
-            }
-        }
+        let path = ["clients", checked_id(id)?];
+        self.modify_v2(&path, &path, change).await
     }
-}
-
-fn json(value: &impl Serialize) -> Result<Vec<u8>, ApiError> {
-    serde_json::to_vec(value).map_err(|error| ApiError::Invalid(error.to_string()))
 }
 
 #[cfg(test)]
@@ -463,16 +335,6 @@ mod tests {
             serde_json::to_string(&ClientPatch::default()).unwrap(),
             "{}"
         );
-    }
-
-    #[test]
-    fn keep_is_never_serialized_as_null() {
-        let error = serde_json::to_string(&Patch::<String>::Keep).unwrap_err();
-        assert!(error.to_string().contains("is_keep"), "{error}");
-        assert_eq!(serde_json::to_string(&Patch::<i64>::Clear).unwrap(), "null");
-        assert_eq!(serde_json::to_string(&Patch::Set(5)).unwrap(), "5");
-        assert_eq!(Patch::from(None::<String>), Patch::Clear);
-        assert_eq!(Patch::from(Some(1)), Patch::Set(1));
     }
 
     #[test]

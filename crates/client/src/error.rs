@@ -29,7 +29,8 @@ pub enum ApiError {
     /// `412 PRECONDITION_FAILED` (API v2): the resource changed since the version `If-Match`
     /// named, and nothing was written. `current_etag` is the resource's tag now (the answer's
     /// `ETag`): read the resource again, make the change on what it now is, and send it with
-    /// that tag ([`crate::Client::modify_client`] does this loop).
+    /// that tag ([`crate::Client::modify_client`] and [`crate::Client::modify_product`] do
+    /// this loop).
     ///
     /// `maybe_applied` is `true` when an earlier attempt of the same call reached the server
     /// and its answer was lost (the connection dropped, or the attempt timed out), and the
@@ -94,7 +95,8 @@ impl ApiError {
     }
 
     /// The id of the resource that already holds a value that must be unique, after a `409
-    /// CONFLICT` (e.g. the client with the e-mail a create or a patch gave).
+    /// CONFLICT` (e.g. the client with the e-mail a create or a patch gave, or the product or
+    /// variant with the SKU, EAN or barcode).
     pub fn conflict_holder(&self) -> Option<&str> {
         match self {
             Self::Api {
@@ -116,7 +118,8 @@ pub struct FieldIssue {
     pub field: String,
     pub message: String,
     /// For a `409 CONFLICT` (API v2): the id of the resource that holds the value, e.g. the
-    /// client that has the e-mail. `None` on validation errors.
+    /// client that has the e-mail, or the product or variant that has the SKU. `None` on
+    /// validation errors.
     #[serde(default)]
     pub holder_id: Option<String>,
 }
@@ -145,8 +148,9 @@ pub enum ErrorCode {
     PayloadTooLarge,
     /// 414: request target over 8 KiB.
     UriTooLong,
-    /// 409 (API v2): a value that must be unique in the shop (a client's e-mail) is another
-    /// resource's; the detail's `holder_id` names it.
+    /// 409 (API v2): a value that must be unique in the shop (a client's e-mail, a product's
+    /// or variant's SKU, EAN or barcode) is another resource's; the detail's `holder_id` names
+    /// it ([`ApiError::conflict_holder`]).
     Conflict,
     /// 412 (API v2): `If-Match` names a version that is no longer current; see
     /// [`ApiError::PreconditionFailed`].

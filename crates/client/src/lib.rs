@@ -19,6 +19,12 @@
 //!   [`Patch::Set`]) made conditional by the `ETag` every read and write hands back
 //!   ([`Written::etag`]); a stale one is [`ApiError::PreconditionFailed`] with the current
 //!   tag, and `modify_client(id, change)` is the read-modify-write loop around it.
+//! - API v2's product writes, the same way: `create_product(&draft)` ([`ProductDraft`] with
+//!   its [`VariantDraft`]s) and `add_variant(id, &draft)` under an `Idempotency-Key`,
+//!   `update_product(id, &patch, if_match)` ([`ProductPatch`]) and
+//!   `update_variant(id, variant_id, &patch, if_match)` ([`VariantPatch`], conditional on the
+//!   PRODUCT's `ETag`: a variant has none of its own), and the loops `modify_product(id,
+//!   change)` and `modify_variant(id, variant_id, change)`. Each answers the whole product.
 //! - Every error of the API is an [`ApiError::Api`] with its [`ErrorCode`], message and
 //!   validation `details`.
 //! - Webhooks: [`verify_webhook`] checks a delivery's Standard Webhooks signature (several
@@ -61,25 +67,31 @@ mod client_writes;
 mod conditional;
 mod error;
 mod loyalty_points;
+mod merge_patch;
 pub mod models;
+mod product_writes;
 mod query;
 mod retry;
 mod sync;
+mod v2_writes;
 mod webhook;
 mod webhook_endpoints;
 
 pub use client::{Client, ClientBuilder, IDEMPOTENCY_KEY_HEADER, new_idempotency_key};
-pub use client_writes::{BillingDraft, BillingPatch, ClientDraft, ClientPatch, Patch, Written};
+pub use client_writes::{BillingDraft, BillingPatch, ClientDraft, ClientPatch};
 pub use conditional::Conditional;
 pub use error::{ApiError, ErrorCode, FieldIssue};
 pub use loyalty_points::{PointsAdjustment, PointsOutcome};
+pub use merge_patch::Patch;
 pub use models::{
     AdjustmentOutcome, LoyaltySummary, Me, Order, OrderItem, OrderSource, OrderStatus, Page,
     PageInfo, PaymentStatus, Product, StockAdjustment, StockEntry, Variant,
 };
+pub use product_writes::{ProductDraft, ProductPatch, Reference, VariantDraft, VariantPatch};
 pub use query::{ActiveFilter, ClientQuery, DateBound, OrderQuery, ProductQuery, StockQuery};
 pub use retry::{RetryEvent, RetryReason};
 pub use sync::{Checkpoint, SyncRun};
+pub use v2_writes::Written;
 pub use webhook::{
     WEBHOOK_TOLERANCE, WebhookError, WebhookEvent, verify_webhook, verify_webhook_at,
 };

@@ -3,7 +3,7 @@
 use serde::{Deserialize, Serialize};
 use time::OffsetDateTime;
 
-use crate::client::{Client, check_idempotency_key, new_idempotency_key};
+use crate::client::{Client, check_idempotency_key, checked_id, json_body, new_idempotency_key};
 use crate::error::ApiError;
 use crate::query::Params;
 
@@ -66,11 +66,10 @@ impl Client {
             points: i64,
             reason: &'a str,
         }
-        let body = serde_json::to_vec(&Body { points, reason })
-            .map_err(|error| ApiError::Invalid(error.to_string()))?;
+        let body = json_body(&Body { points, reason })?;
         let url = self.versioned_url(
             "v2",
-            &["clients", client_id, "loyalty", "adjustments"],
+            &["clients", checked_id(client_id)?, "loyalty", "adjustments"],
             &Params::new(),
         )?;
         let (adjustment, replayed) = self

@@ -11,6 +11,7 @@ use tokio::net::{TcpListener, TcpStream};
 use crate::{ApiError, Client, ErrorCode, ProductQuery, RetryEvent, RetryReason};
 
 mod client_writes;
+mod product_writes;
 mod sync;
 
 /// What the fake server does with one connection.
@@ -155,6 +156,24 @@ fn page(ids: &[&str], next: Option<&str>) -> Reply {
         data.join(","),
         next != "null"
     ))
+}
+
+/// Two strong `ETag`s of v2's writes, as the server writes them.
+const TAG_1: &str = "\"11111111111111111111111111111111\"";
+const TAG_2: &str = "\"22222222222222222222222222222222\"";
+
+/// A `200` (or `201`) of a v2 write or read: the resource and its tag.
+fn tagged(status: u16, tag: &str, body: String) -> Reply {
+    Reply::Http(status, vec![("ETag", tag.to_owned())], body)
+}
+
+/// The `412` of a stale `If-Match`, with the current tag.
+fn precondition_failed(current: &str) -> Reply {
+    Reply::Http(
+        412,
+        vec![("ETag", current.to_owned())],
+        r#"{"error":{"code":"PRECONDITION_FAILED","message":"The resource changed."}}"#.to_owned(),
+    )
 }
 
 fn recording_client(server: &FakeServer) -> (Client, Arc<Mutex<Vec<RetryEvent>>>) {

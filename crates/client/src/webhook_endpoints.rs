@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 use time::OffsetDateTime;
 
-use crate::client::Client;
+use crate::client::{Client, json_body};
 use crate::error::ApiError;
 use crate::models::{Data, Page};
 use crate::query::Params;
@@ -133,7 +133,7 @@ impl Client {
         endpoint: &NewWebhookEndpoint,
     ) -> Result<CreatedWebhookEndpoint, ApiError> {
         let answer: Data<CreatedWebhookEndpoint> = self
-            .write(Method::POST, &[ENDPOINTS], Some(json(endpoint)?))
+            .write(Method::POST, &[ENDPOINTS], Some(json_body(endpoint)?))
             .await?;
         Ok(answer.data)
     }
@@ -161,7 +161,7 @@ impl Client {
         change: &WebhookEndpointChange,
     ) -> Result<WebhookEndpoint, ApiError> {
         let answer: Data<WebhookEndpoint> = self
-            .write(Method::PATCH, &[ENDPOINTS, id], Some(json(change)?))
+            .write(Method::PATCH, &[ENDPOINTS, id], Some(json_body(change)?))
             .await?;
         Ok(answer.data)
     }
@@ -219,7 +219,7 @@ impl Client {
     /// Sends again the newest state of every resource changed since `since` (RFC 3339) that
     /// the endpoint was not delivered, and enables it; how many were queued.
     pub async fn recover_webhook_endpoint(&self, id: &str, since: &str) -> Result<u64, ApiError> {
-        let body = json(&serde_json::json!({ "since": since }))?;
+        let body = json_body(&serde_json::json!({ "since": since }))?;
         let answer: Data<Queued> = self
             .write(Method::POST, &[ENDPOINTS, id, "recover"], Some(body))
             .await?;
@@ -273,10 +273,6 @@ impl Client {
             .await?
             .ok_or_else(no_body)
     }
-}
-
-fn json(value: &impl Serialize) -> Result<Vec<u8>, ApiError> {
-    serde_json::to_vec(value).map_err(|error| ApiError::Invalid(error.to_string()))
 }
 
 fn no_body() -> ApiError {

@@ -3,11 +3,8 @@
 
 use std::time::Duration;
 
-use super::{FakeServer, Reply, recording_client};
+use super::{FakeServer, Reply, TAG_1, TAG_2, precondition_failed, recording_client, tagged};
 use crate::{ApiError, Client, ClientDraft, ClientPatch, ErrorCode, Patch, RetryReason};
-
-const TAG_1: &str = "\"11111111111111111111111111111111\"";
-const TAG_2: &str = "\"22222222222222222222222222222222\"";
 
 fn client(id: &str, display_name: &str, tags: &str) -> String {
     format!(
@@ -16,19 +13,6 @@ fn client(id: &str, display_name: &str, tags: &str) -> String {
         "birthDate":null,"loyalty":{{"points":0,"expiresAt":null,"pointsLifetime":0,"pointsAllTime":0,
         "tierAchievedAt":null}},"receiptByEmail":false,"tags":{tags},
         "createdAt":"2026-01-01T00:00:00.000Z","updatedAt":"2026-11-25T10:30:00.000Z"}}}}"#
-    )
-}
-
-/// A `200` (or `201`) with the client and its tag.
-fn tagged(status: u16, tag: &str, body: String) -> Reply {
-    Reply::Http(status, vec![("ETag", tag.to_owned())], body)
-}
-
-fn precondition_failed(current: &str) -> Reply {
-    Reply::Http(
-        412,
-        vec![("ETag", current.to_owned())],
-        r#"{"error":{"code":"PRECONDITION_FAILED","message":"The resource changed."}}"#.to_owned(),
     )
 }
 
