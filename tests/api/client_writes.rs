@@ -36,16 +36,7 @@ fn patch_request(
     body: &Value,
     if_match: Option<&str>,
 ) -> reqwest::RequestBuilder {
-    let mut request = app
-        .client()
-        .patch(app.url(&format!("/api/v2/clients/{id}")))
-        .bearer_auth(key)
-        .header("Content-Type", "application/merge-patch+json")
-        .body(body.to_string());
-    if let Some(tag) = if_match {
-        request = request.header("If-Match", tag);
-    }
-    request
+    app.patch_request(&format!("/api/v2/clients/{id}"), key, body, if_match)
 }
 
 async fn create(app: &TestApp, key: &str, body: &Value) -> Reply {

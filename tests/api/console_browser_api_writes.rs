@@ -23,13 +23,7 @@ const LABEL: &str = "Boutique ERP <sync> & co";
 const TAB: &str = ".tabs a[href='/console/activity/writes']";
 
 async fn patch(app: &TestApp, key: &str, path: &str, body: &Value) -> Reply {
-    let request = app
-        .client()
-        .patch(app.url(path))
-        .bearer_auth(key)
-        .header("Content-Type", "application/merge-patch+json")
-        .body(body.to_string());
-    app.send(request).await
+    app.send(app.patch_request(path, key, body, None)).await
 }
 
 /// Waits for an element of the page a click led to: the URL may change before its page is

@@ -30,31 +30,12 @@ fn create_request(
     app.post_request("/api/v2/products", key, body, idempotency_key)
 }
 
-fn patch_request(
-    app: &TestApp,
-    key: &str,
-    path: &str,
-    body: &Value,
-    if_match: Option<&str>,
-) -> reqwest::RequestBuilder {
-    let mut request = app
-        .client()
-        .patch(app.url(path))
-        .bearer_auth(key)
-        .header("Content-Type", "application/merge-patch+json")
-        .body(body.to_string());
-    if let Some(tag) = if_match {
-        request = request.header("If-Match", tag);
-    }
-    request
-}
-
 async fn create(app: &TestApp, key: &str, body: &Value) -> Reply {
     app.send(create_request(app, key, body, None)).await
 }
 
 async fn patch(app: &TestApp, key: &str, path: &str, body: &Value) -> Reply {
-    app.send(patch_request(app, key, path, body, None)).await
+    app.send(app.patch_request(path, key, body, None)).await
 }
 
 async fn product(app: &TestApp, key: &str, version: &str, id: &str) -> Value {
@@ -306,10 +287,9 @@ async fn variants_are_added_and_patched_with_one_default(app: TestApp) {
     // The variant's patch takes the product's tag and moves the default back.
     let tag = added.header("etag").unwrap().to_owned();
     let back = app
-        .send(patch_request(
-            &app,
-            &key,
+        .send(app.patch_request(
             &format!("/api/v2/products/{id}/variants/{red}"),
+            &key,
             &json!({"isDefault": true, "label": "Rouge vif"}),
             Some(&tag),
         ))
@@ -326,10 +306,9 @@ async fn variants_are_added_and_patched_with_one_default(app: TestApp) {
     assert_eq!(default, [&json!("Rouge vif")]);
     assert_ne!(data["updatedAt"], product_now["updatedAt"]);
     let stale = app
-        .send(patch_request(
-            &app,
-            &key,
+        .send(app.patch_request(
             &format!("/api/v2/products/{id}/variants/{red}"),
+            &key,
             &json!({"label": "X"}),
             Some(&tag),
         ))
@@ -543,10 +522,9 @@ async fn of_fifty_patches_carrying_one_etag_exactly_one_applies(app: TestApp) {
     let tag = read.header("etag").unwrap().to_owned();
     let requests = (0..PATCHES)
         .map(|n| {
-            patch_request(
-                &app,
-                &key,
+            app.patch_request(
                 "/api/v2/products/p_sale",
+                &key,
                 &json!({"priceCents": 500 + n}),
                 Some(&tag),
             )
@@ -585,10 +563,9 @@ async fn of_fifty_patches_carrying_one_etag_exactly_one_applies(app: TestApp) {
         .await;
     if tracked.status == 201 {
         let stale = app
-            .send(patch_request(
-                &app,
-                &key,
+            .send(app.patch_request(
                 "/api/v2/products/p_sale",
+                &key,
                 &json!({"name": "T"}),
                 Some(current),
             ))

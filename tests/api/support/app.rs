@@ -332,6 +332,27 @@ impl TestApp {
         request
     }
 
+    /// A JSON Merge Patch (`application/merge-patch+json`) of `body` to `path` with `key` and,
+    /// optionally, `If-Match`.
+    pub fn patch_request(
+        &self,
+        path: &str,
+        key: &str,
+        body: &Value,
+        if_match: Option<&str>,
+    ) -> reqwest::RequestBuilder {
+        let mut request = self
+            .client
+            .patch(self.url(path))
+            .bearer_auth(key)
+            .header("Content-Type", "application/merge-patch+json")
+            .body(body.to_string());
+        if let Some(tag) = if_match {
+            request = request.header("If-Match", tag);
+        }
+        request
+    }
+
     /// Sends every request at once (a task each) and returns their replies in order.
     pub async fn send_all_at_once(&self, requests: Vec<reqwest::RequestBuilder>) -> Vec<Reply> {
         let tasks: Vec<_> = requests

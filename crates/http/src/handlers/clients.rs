@@ -15,17 +15,17 @@ use shop_domain::scope::Operation;
 use crate::ApiState;
 use crate::api_version::ApiVersion;
 use crate::auth::authenticate;
-use crate::body::read_members;
 use crate::dto::client::ClientDto;
 use crate::dto::page::ListDto;
 use crate::dto::schemas::{ClientCreateBody, ClientPatchBody};
 use crate::error::{ApiError, Resource};
-use crate::etag::{self, IfMatch, single_resource};
-use crate::handlers::idempotency::{created_at, idempotency_key};
+use crate::etag::{self, single_resource};
+use crate::handlers::idempotency::created_at;
 use crate::handlers::params::{
     ClientListParams, CreateIdempotencyKeyHeader, IdPath, IfMatchHeader,
 };
 use crate::handlers::responses::{CreateClient, ListClients, ShowClient, UpdateClient};
+use crate::handlers::write_request::{create_request, patch_request};
 use crate::path_id::PathId;
 use crate::query::{QueryParams, expect_none};
 use crate::read_from::read_from;
@@ -129,13 +129,10 @@ pub async fn create(
 ) -> Result<HttpResponse, ApiError> {
     let principal = authenticate(&request, &state, Operation::CreateClient).await?;
     expect_none(request.query_string())?;
-    let members = read_members(&request, payload, false).await?;
-    let issues = members.issues().clone();
-    let parsed = NewClient::try_from(client_members::read(members, true));
-    let key = idempotency_key(request.headers());
-    let header_issues = key.as_ref().err().cloned().into_iter().collect();
-    let client = issues.verdict(parsed, header_issues)?;
-    let key = key.ok().flatten();
+    let (client, key) = create_request(&request, payload, |members| {
+        NewClient::try_from(client_members::read(members, true))
+    })
+    .await?;
 
     let answer = state.client_writes.create(&principal, client, key).await;
     let replayed = match &answer {
@@ -180,15 +177,13 @@ pub async fn update(
 ) -> Result<HttpResponse, ApiError> {
     let principal = authenticate(&request, &state, Operation::UpdateClient).await?;
     expect_none(request.query_string())?;
-    let members = read_members(&request, payload, true).await?;
-    let issues = members.issues().clone();
-    let parsed = ClientPatch::try_from(client_members::read(members, false));
-    let if_match = IfMatch::parse(request.headers());
-    let header_issues = if_match.as_ref().err().cloned().into_iter().collect();
-    let patch = issues.verdict(parsed, header_issues)?;
-    let precondition = if_match.ok().flatten().map(|condition| {
-        condition.precondition(|client: &Client| etag::entity_tag(ClientDto::from(client)))
-    });
+    let (patch, precondition) = patch_request(
+        &request,
+        payload,
+        |members| ClientPatch::try_from(client_members::read(members, false)),
+        |client: &Client| etag::entity_tag(ClientDto::from(client)),
+    )
+    .await?;
     let id = id.or_not_found(Resource::Client)?;
 
     let client = state

@@ -17,3 +17,4 @@ pub mod products;
 pub(crate) mod responses;
 pub mod stock;
 pub mod webhooks;
+pub(crate) mod write_request;

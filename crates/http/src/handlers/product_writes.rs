@@ -11,22 +11,21 @@ use shop_domain::catalogue::write::{NewProduct, NewVariant, ProductPatch, Varian
 use shop_domain::catalogue::{Product, ProductListing};
 use shop_domain::id::{ProductId, VariantId};
 use shop_domain::scope::Operation;
-use shop_ports::port::Precondition;
 use shop_ports::usecase::{ProductWriteError, ProductWritten};
 
 use crate::ApiState;
 use crate::auth::authenticate;
-use crate::body::read_members;
 use crate::dto::product::ProductDto;
 use crate::dto::schemas::{
     ProductCreateBody, ProductPatchBody, VariantCreateBody, VariantPatchBody,
 };
-use crate::error::{ApiError, FieldIssue, Resource};
-use crate::etag::{self, IfMatch};
-use crate::handlers::idempotency::{created_at, idempotency_key};
+use crate::error::{ApiError, Resource};
+use crate::etag;
+use crate::handlers::idempotency::created_at;
 use crate::handlers::params::{CreateIdempotencyKeyHeader, IdPath, IfMatchHeader, VariantPath};
 use crate::handlers::products::product_members;
 use crate::handlers::responses::{AddVariant, CreateProduct, UpdateProduct, UpdateVariant};
+use crate::handlers::write_request::{create_request, patch_request};
 use crate::path_id::PathId;
 use crate::query::expect_none;
 
@@ -39,17 +38,6 @@ fn shown(product: Product) -> ProductListing {
 pub(crate) fn product_tag(product: &Product) -> Result<String, ApiError> {
     let listing = shown(product.clone());
     etag::entity_tag(ProductDto::from(&listing))
-}
-
-/// `If-Match` as a condition on the product, or the header's own issue.
-fn condition(request: &HttpRequest) -> (Option<Precondition<Product>>, Vec<FieldIssue>) {
-    match IfMatch::parse(request.headers()) {
-        Ok(condition) => (
-            condition.map(|condition| condition.precondition(product_tag)),
-            Vec::new(),
-        ),
-        Err(issue) => (None, vec![issue]),
-    }
 }
 
 /// The `201` of a `POST`: the whole product, its `ETag` and `Location`.
@@ -91,13 +79,10 @@ pub async fn create(
 ) -> Result<HttpResponse, ApiError> {
     let principal = authenticate(&request, &state, Operation::CreateProduct).await?;
     expect_none(request.query_string())?;
-    let members = read_members(&request, payload, false).await?;
-    let issues = members.issues().clone();
-    let parsed = NewProduct::try_from(product_members::product(members, true));
-    let key = idempotency_key(request.headers());
-    let header_issues = key.as_ref().err().cloned().into_iter().collect();
-    let product = issues.verdict(parsed, header_issues)?;
-    let key = key.ok().flatten();
+    let (product, key) = create_request(&request, payload, |members| {
+        NewProduct::try_from(product_members::product(members, true))
+    })
+    .await?;
 
     created(state.product_writes.create(&principal, product, key).await)
 }
@@ -121,11 +106,13 @@ pub async fn update(
 ) -> Result<HttpResponse, ApiError> {
     let principal = authenticate(&request, &state, Operation::UpdateProduct).await?;
     expect_none(request.query_string())?;
-    let members = read_members(&request, payload, true).await?;
-    let issues = members.issues().clone();
-    let parsed = ProductPatch::try_from(product_members::product(members, false));
-    let (precondition, header_issues) = condition(&request);
-    let patch = issues.verdict(parsed, header_issues)?;
+    let (patch, precondition) = patch_request(
+        &request,
+        payload,
+        |members| ProductPatch::try_from(product_members::product(members, false)),
+        product_tag,
+    )
+    .await?;
     let id = id.or_not_found(Resource::Product)?;
 
     let product = state
@@ -154,13 +141,10 @@ pub async fn add_variant(
 ) -> Result<HttpResponse, ApiError> {
     let principal = authenticate(&request, &state, Operation::UpdateProduct).await?;
     expect_none(request.query_string())?;
-    let members = read_members(&request, payload, false).await?;
-    let issues = members.issues().clone();
-    let parsed = NewVariant::try_from(product_members::variant(members, true));
-    let key = idempotency_key(request.headers());
-    let header_issues = key.as_ref().err().cloned().into_iter().collect();
-    let variant = issues.verdict(parsed, header_issues)?;
-    let key = key.ok().flatten();
+    let (variant, key) = create_request(&request, payload, |members| {
+        NewVariant::try_from(product_members::variant(members, true))
+    })
+    .await?;
     let id = id.or_not_found(Resource::Product)?;
 
     created(
@@ -190,11 +174,13 @@ pub async fn update_variant(
 ) -> Result<HttpResponse, ApiError> {
     let principal = authenticate(&request, &state, Operation::UpdateProduct).await?;
     expect_none(request.query_string())?;
-    let members = read_members(&request, payload, true).await?;
-    let issues = members.issues().clone();
-    let parsed = VariantPatch::try_from(product_members::variant(members, false));
-    let (precondition, header_issues) = condition(&request);
-    let patch = issues.verdict(parsed, header_issues)?;
+    let (patch, precondition) = patch_request(
+        &request,
+        payload,
+        |members| VariantPatch::try_from(product_members::variant(members, false)),
+        product_tag,
+    )
+    .await?;
     let id = id.or_not_found(Resource::Product)?;
     let variant_id =
         PathId::<VariantId>::segment(&request, "variantId").or_not_found(Resource::Variant)?;

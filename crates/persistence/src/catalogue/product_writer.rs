@@ -26,8 +26,7 @@ use super::write_checks::{
 };
 use super::{CatalogueQueries, Selection};
 use crate::database::write_locks::WriteLocks;
-use crate::database::write_span::WriteSpan;
-use crate::database::{Database, in_transaction};
+use crate::database::{Database, write_transaction};
 use crate::error::DbError;
 use crate::rows::{ApiWrite, CreateRecorded, WriteAction, WrittenResource};
 use crate::stock::adjust::{AdjustQueries, deciding_again};
@@ -467,15 +466,9 @@ impl ProductWriter for Database {
         &self,
         command: &CreateProductCommand,
     ) -> Result<ProductPostOutcome, StoreError> {
-        let outcome = deciding_again(move || async move {
-            let span = WriteSpan::start();
-            in_transaction!(self, |conn| {
-                let outcome = create(conn, command, self.outbox.as_deref()).await?;
-                span.check()?;
-                Ok::<_, DbError>(outcome)
-            })
-        })
-        .await?;
+        let outcome =
+            deciding_again(move || async move { write_transaction!(self, create(command)) })
+                .await?;
         self.after_product_write(&command.context, wrote(&outcome))
             .await;
         Ok(outcome)
@@ -485,15 +478,9 @@ impl ProductWriter for Database {
         &self,
         command: &AddVariantCommand,
     ) -> Result<ProductPostOutcome, StoreError> {
-        let outcome = deciding_again(move || async move {
-            let span = WriteSpan::start();
-            in_transaction!(self, |conn| {
-                let outcome = add_variant(conn, command, self.outbox.as_deref()).await?;
-                span.check()?;
-                Ok::<_, DbError>(outcome)
-            })
-        })
-        .await?;
+        let outcome =
+            deciding_again(move || async move { write_transaction!(self, add_variant(command)) })
+                .await?;
         self.after_product_write(&command.context, wrote(&outcome))
             .await;
         Ok(outcome)
@@ -503,12 +490,7 @@ impl ProductWriter for Database {
         &self,
         command: &PatchProductCommand,
     ) -> Result<ProductWriteResult, StoreError> {
-        let span = WriteSpan::start();
-        let result = in_transaction!(self, |conn| {
-            let result = patch_product(conn, command, self.outbox.as_deref()).await?;
-            span.check()?;
-            Ok::<_, DbError>(result)
-        })?;
+        let result = write_transaction!(self, patch_product(command))?;
         let written = matches!(result, ProductWriteResult::Written(_));
         self.after_product_write(&command.context, written).await;
         Ok(result)
@@ -518,12 +500,7 @@ impl ProductWriter for Database {
         &self,
         command: &PatchVariantCommand,
     ) -> Result<ProductWriteResult, StoreError> {
-        let span = WriteSpan::start();
-        let result = in_transaction!(self, |conn| {
-            let result = patch_variant(conn, command, self.outbox.as_deref()).await?;
-            span.check()?;
-            Ok::<_, DbError>(result)
-        })?;
+        let result = write_transaction!(self, patch_variant(command))?;
         let written = matches!(result, ProductWriteResult::Written(_));
         self.after_product_write(&command.context, written).await;
         Ok(result)

@@ -29,8 +29,7 @@ use shop_ports::port::{PointsCommand, PointsLedger, PointsOutcome, PointsResult}
 
 use super::ClientQueries;
 use super::loyalty::TierQueries;
-use crate::database::write_span::WriteSpan;
-use crate::database::{Database, impl_for_each_backend, in_transaction};
+use crate::database::{Database, impl_for_each_backend, write_transaction};
 use crate::error::DbError;
 use crate::rows::{IdempotencyRow, PointsAdjustmentRow, PointsRecorded};
 use crate::schema::{clients, loyalty_adjustments};
@@ -296,15 +295,9 @@ async fn replay<C: PointsQueries + Send>(
 #[async_trait]
 impl PointsLedger for Database {
     async fn adjust_points(&self, command: &PointsCommand) -> Result<PointsOutcome, StoreError> {
-        let outcome = deciding_again(move || async move {
-            let span = WriteSpan::start();
-            in_transaction!(self, |conn| {
-                let outcome = adjust(conn, command, self.outbox.as_deref()).await?;
-                span.check()?;
-                Ok::<_, DbError>(outcome)
-            })
-        })
-        .await?;
+        let outcome =
+            deciding_again(move || async move { write_transaction!(self, adjust(command)) })
+                .await?;
         self.remember_write(&command.key_prefix).await;
         if matches!(outcome, PointsOutcome::Fresh(PointsResult::Applied(_))) {
             self.events_committed();

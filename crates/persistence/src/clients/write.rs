@@ -26,8 +26,7 @@ use shop_ports::port::{
 
 use super::{ClientQueries, ClientSelection};
 use crate::database::write_locks::WriteLocks;
-use crate::database::write_span::WriteSpan;
-use crate::database::{Database, impl_for_each_backend, in_transaction};
+use crate::database::{Database, impl_for_each_backend, write_transaction};
 use crate::error::DbError;
 use crate::rows::{
     ApiWrite, ClientContactChangeset, CreateRecorded, NewClientRow, WriteAction, WrittenResource,
@@ -304,15 +303,9 @@ impl ClientWriter for Database {
         &self,
         command: &CreateClientCommand,
     ) -> Result<CreateClientOutcome, StoreError> {
-        let outcome = deciding_again(move || async move {
-            let span = WriteSpan::start();
-            in_transaction!(self, |conn| {
-                let outcome = create(conn, command, self.outbox.as_deref()).await?;
-                span.check()?;
-                Ok::<_, DbError>(outcome)
-            })
-        })
-        .await?;
+        let outcome =
+            deciding_again(move || async move { write_transaction!(self, create(command)) })
+                .await?;
         self.remember_write(&command.key_prefix).await;
         if matches!(
             outcome,
@@ -327,12 +320,7 @@ impl ClientWriter for Database {
         &self,
         command: &PatchClientCommand,
     ) -> Result<PatchClientResult, StoreError> {
-        let span = WriteSpan::start();
-        let result = in_transaction!(self, |conn| {
-            let result = patch(conn, command, self.outbox.as_deref()).await?;
-            span.check()?;
-            Ok::<_, DbError>(result)
-        })?;
+        let result = write_transaction!(self, patch(command))?;
         self.remember_write(&command.key_prefix).await;
         if matches!(result, PatchClientResult::Patched(_)) {
             self.events_committed();

@@ -113,6 +113,23 @@ macro_rules! in_transaction {
 }
 pub(crate) use in_transaction;
 
+/// `write_transaction!(db, write(command))`: an API write, `write(conn, command, outbox)`, in
+/// one transaction that rolls back when it took longer than the sync contract allows
+/// ([`WriteSpan`](super::write_span::WriteSpan)). A macro because `in_transaction!`'s body is
+/// a closure of each backend's connection, which a generic function could not pass on.
+macro_rules! write_transaction {
+    ($db:expr, $write:ident($command:expr)) => {{
+        let db: &$crate::database::Database = $db;
+        let span = $crate::database::write_span::WriteSpan::start();
+        $crate::database::in_transaction!(db, |conn| {
+            let result = $write(conn, $command, db.outbox.as_deref()).await?;
+            span.check()?;
+            Ok::<_, $crate::error::DbError>(result)
+        })
+    }};
+}
+pub(crate) use write_transaction;
+
 /// `impl_for_each_backend! { impl Trait { fn … } }`: implements a query trait for both
 /// backends' connections from one written body, so shared queries (used inside and outside
 /// transactions) are written once and type-checked twice: for SQLite's connections whatever

@@ -58,7 +58,9 @@ pub(crate) use calling_thread::OnCallingThread;
 #[cfg(test)]
 pub(crate) use checkout::checkout;
 pub use connect_error::ConnectError;
-pub(crate) use macros::{impl_for_each_backend, in_transaction, with_conn, with_read_conn};
+pub(crate) use macros::{
+    impl_for_each_backend, in_transaction, with_conn, with_read_conn, write_transaction,
+};
 #[cfg(test)]
 pub(crate) use open::SQLITE_SETUP;
 pub(crate) use open::sqlite_path;
