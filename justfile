@@ -53,6 +53,12 @@ bench *args:
 bench-webhooks *args:
     BENCH_ONLY=webhooks python3 scripts/bench/bench.py {{args}}
 
+# The API v2 writes alone (issue 35; about 10 minutes): a product's PATCH and a loyalty credit
+# on the small dataset, on both databases, with their ceilings, into
+# target/bench/PERFORMANCE-writes.md (or BENCH_DOC).
+bench-writes *args:
+    BENCH_ONLY=writes python3 scripts/bench/bench.py {{args}}
+
 # The webhook receiver of the fault scenarios and the benchmark (crates/bench), printing its
 # address; `GET /_sink/stats` and `/_sink/records` show what it received.
 webhook-sink *args:

@@ -13,7 +13,8 @@ The earlier commit is exported (`git archive`) to target/bench/alternate/<commit
 there, release, with a target directory of its own (a path crate's build shared between two
 checkouts links the wrong one's code). Both sides run this checkout's harness and ceilings, and
 each run seeds its own datasets with the binary it measures: every BENCH_* setting of bench.py
-applies to every run (the webhooks part only with BENCH_WEBHOOKS=1). Each run's report and raw figures go to target/bench/alternate/, the
+applies to every run (the webhooks part only with BENCH_WEBHOOKS=1, the API v2 writes only with
+BENCH_WRITES=1). Each run's report and raw figures go to target/bench/alternate/, the
 comparison to target/bench/alternate/comparison.md; the exit status is 1 when a target got worse
 by more than its spread."""
 
@@ -123,6 +124,8 @@ def run(label, binary, number, quick):
     # An earlier commit may have no webhooks: their part runs only when asked for
     # (BENCH_WEBHOOKS=1), both sides then needing them.
     environment.setdefault("BENCH_WEBHOOKS", "0")
+    # Nor the API v2 writes (issue 35): BENCH_WRITES=1 measures them on both sides.
+    environment.setdefault("BENCH_WRITES", "0")
     command = [sys.executable, str(HERE / "bench.py")] + (["--quick"] if quick else [])
     print(f"\n=== run {number} of {label}: {binary}", flush=True)
     subprocess.run(command, env=environment, check=True)

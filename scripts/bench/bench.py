@@ -13,6 +13,7 @@ its markers) and target/bench/results-*.json.
     python3 scripts/bench/bench.py           # the full run (about 40 minutes on 2 cores)
     python3 scripts/bench/bench.py --quick   # tiny sizes and short runs: proves the harness
     BENCH_ONLY=flat python3 scripts/bench/bench.py   # seeding and the flat-with-size rounds only
+    BENCH_ONLY=writes python3 scripts/bench/bench.py   # the two API v2 writes alone
     BENCH_ONLY=webhooks python3 scripts/bench/bench.py   # the webhooks part only
     BENCH_REPLICA=1 python3 scripts/bench/bench.py   # list pages: reads on a replica / primary
 
@@ -30,6 +31,10 @@ BENCH_ONLY=flat (a partial run: the seeding and the flat-with-size rounds, the d
 walk included; no throughput, ceilings, memory, soak or query plans. Its report says so and
 goes to target/bench/PERFORMANCE-flat.md, or BENCH_DOC, which may not be docs/PERFORMANCE.md:
 that file's generated section keeps the last full run)
+BENCH_ONLY=writes (a partial run: the API v2 writes of the throughput step alone, a product's
+PATCH and a loyalty credit with their ceilings A and B, on the small dataset alone (the only one
+seeded); its report goes to target/bench/PERFORMANCE-writes.md, or BENCH_DOC, never
+docs/PERFORMANCE.md. BENCH_WRITES=0 leaves the writes out of a full run)
 BENCH_ONLY=webhooks (the webhooks part alone, benchlib/webhooks.py: latency, adjustments with
 and without endpoints, a drain, memory with a backlog, on a dataset of its own; its knobs
 BENCH_WEBHOOK_{VARIANTS,RATE,LATENCY_SECONDS,DRAIN_EVENTS,BACKLOG_EVENTS,RSS_SECONDS} and
@@ -63,7 +68,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from benchlib import (  # noqa: E402
     config, cpu, datasets, latency, pgbench, plans, processes, replica, report, rounds,
-    soak, sqlite_ceiling, targets, tools, webhooks, wrk)
+    soak, sqlite_ceiling, targets, tools, webhooks, wrk, writes)
 from benchlib.api import (  # noqa: E402
     API, Api, deep_orders_cursor, first_page_extent, instant_before, newest_order_created_at,
     tracked_variants, wait_until_ready)
@@ -83,6 +88,11 @@ ENDPOINTS = {
     "orders": ("GET /api/v1/orders?limit=20", f"{API}/orders?limit=20"),
     "order": ("GET /api/v1/orders/{id}", f"{API}/orders/{{id}}"),
     "adjustments": ("POST /api/v1/stock/adjustments", f"{API}/stock/adjustments"),
+    # The API v2 writes (issue 35, benchlib/writes.py): `{id}` is each request's target, from
+    # the write's own list (load.lua's patch and credit modes).
+    "product_patch": ("PATCH /api/v2/products/{id}", "/api/v2/products/{id}"),
+    "loyalty_credit": ("POST /api/v2/clients/{id}/loyalty/adjustments",
+                       "/api/v2/clients/{id}/loyalty/adjustments"),
 }
 # The reads by id -> the list endpoint whose captured first page gives their id (its first
 # row), so that nothing here depends on how the seed names its rows. Each list comes before its
@@ -245,7 +255,7 @@ def measure_flat(settings, small_dataset, small_key, big, cursor, flat):
 
 @dataclass
 class Captured:
-    """What the ceilings need from the API on the big dataset."""
+    """What the ceilings need from the API on the measured dataset."""
 
     shop_id: str
     bodies: dict  # endpoint name -> file holding its response body, byte for byte
@@ -253,8 +263,16 @@ class Captured:
     first_page_ids: dict  # "products"/"orders" -> the ids of the captured first page
     key_prefix: str  # of the benchmark's key (the adjustments' movements record it)
     # endpoint name -> (request shown in the report, API path): ENDPOINTS with the reads by
-    # id's paths filled in (endpoint_paths)
+    # id's paths filled in (endpoint_paths), for the endpoints this run measures
     endpoints: dict
+    # A v2 write's name -> file of its targets' ids, one a line (benchlib/writes.py)
+    write_ids: dict = dataclasses.field(default_factory=dict)
+    # A v2 write's name -> file holding the body of the event its captured request appended
+    event_bodies: dict = dataclasses.field(default_factory=dict)
+
+    def targets(self, name):
+        """How many targets the write `name` cycles through."""
+        return len(self.write_ids[name].read_text().split())
 
     def by_id(self, name):
         """The id that the read by id `name` ("product", "order") asks for."""
@@ -278,39 +296,71 @@ def endpoint_path(name, first_page_ids):
     return path
 
 
-def endpoint_paths(first_page_ids):
-    """ENDPOINTS with each read by id's path filled in (endpoint_path)."""
+def endpoint_paths(first_page_ids, names=None):
+    """ENDPOINTS (or the `names` of them) with each read by id's path filled in
+    (endpoint_path)."""
     return {name: (request, endpoint_path(name, first_page_ids))
-            for name, (request, _) in ENDPOINTS.items()}
+            for name, (request, _) in ENDPOINTS.items() if names is None or name in names}
 
 
-def capture(api, backend, key_prefix):
-    """Every endpoint's response body, in ENDPOINTS order: a list's first page before the read
-    by id that asks for its first row, the adjustment (which writes) last."""
-    variants = tracked_variants(api, ADJUSTED_VARIANTS)
+def measured_endpoints(settings):
+    """The endpoints of the throughput step, in ENDPOINTS order: the reads and the
+    adjustments (part "throughput"), the v2 writes (part "writes"), or both."""
+    return [name for name in ENDPOINTS
+            if settings.runs("writes" if name in writes.WRITES else "throughput")]
+
+
+def capture(api, backend, key_prefix, dataset=None, connections=32, names=None):
+    """Every measured endpoint's response body (`names`, all of ENDPOINTS by default), in
+    ENDPOINTS order: a list's first page before the read by id that asks for its first row,
+    the writes last. A v2 write also gets its targets, read from the dataset's database, and
+    the body of the event its captured request appended."""
+    names = list(ENDPOINTS) if names is None else names
+    bodies, first_page_ids, write_ids, event_bodies = {}, {}, {}, {}
     variants_file = OUT / f"variants-{backend}.txt"
-    variants_file.write_text("\n".join(variants) + "\n")
-    bodies, first_page_ids = {}, {}
-    for name in ENDPOINTS:
+    if "adjustments" in names:
+        variants = tracked_variants(api, ADJUSTED_VARIANTS)
+        variants_file.write_text("\n".join(variants) + "\n")
+    # /me's body when it is captured (first), else /me read for it alone.
+    shop_id = None if "me" in names else api.get_json(f"{API}/me")["shop"]["id"]
+    for name in names:
         if name == "adjustments":
             body = api.post_adjustment(variants[0])
+        elif name in writes.WRITES:
+            _mode, kind, _event = writes.WRITES[name]
+            ids = writes.targets(dataset, shop_id, kind, connections)
+            write_ids[name] = writes.write_file(OUT / f"{kind}s-{backend}.txt",
+                                                "\n".join(ids) + "\n")
+            _path, body = writes.capture_request(api, name, ids[0])
+            event_bodies[name] = writes.write_file(
+                OUT / "bodies" / f"{backend}-{name}-event.json",
+                writes.event_body(dataset, shop_id, f"{kind}:{ids[0]}"))
         else:
             body = api.get(endpoint_path(name, first_page_ids))
         if name in BY_ID.values():
             first_page_ids[name] = page_ids(body)
+        if name == "me":
+            shop_id = json.loads(body)["shop"]["id"]
         bodies[name] = OUT / "bodies" / f"{backend}-{name}.json"
         bodies[name].parent.mkdir(parents=True, exist_ok=True)
         bodies[name].write_bytes(body)
-    shop_id = json.loads(bodies["me"].read_bytes())["shop"]["id"]
+    if dataset is not None:
+        writes.prepare_pgbench(dataset, {writes.WRITES[name][1]: path.read_text().split()
+                                         for name, path in write_ids.items()})
     return Captured(shop_id, bodies, variants_file, first_page_ids, key_prefix,
-                    endpoint_paths(first_page_ids))
+                    endpoint_paths(first_page_ids, names), write_ids, event_bodies)
 
 
-def pgbench_variables(captured, name):
+def pgbench_variables(captured, name, clients=32):
     """The variables of scripts/bench/sql/README.md: `shop_id`; the reads by id's
     `product_id` (product.sql) / `order_id` (order.sql); the adjustment's `slug` (its variants
-    are {slug}-p{client_id + 1:07}-v0) and `key_prefix`. The pages need no more than
-    `shop_id`: their one statement selects the page's ids itself."""
+    are {slug}-p{client_id + 1:07}-v0) and `key_prefix`; a v2 write's `key_prefix`,
+    `event_body`, `clients` (pgbench's -c), `targets` and `turn` (benchlib/writes.py). The
+    pages need no more than `shop_id`: their one statement selects the page's ids itself."""
+    if name in writes.WRITES:
+        return writes.pgbench_variables(captured.shop_id, captured.key_prefix,
+                                        captured.event_bodies[name].read_text(), clients,
+                                        captured.targets(name))
     variables = {"shop_id": captured.shop_id}
     if name == "product":
         variables["product_id"] = captured.by_id("product")
@@ -336,11 +386,7 @@ def measure_throughput(settings, dataset, port, key, captured, measured, api_pid
               " where the request has one)", flush=True)
         throughput = measured["throughput"] = {}
         for name, (request, path) in captured.endpoints.items():
-            mode = "post" if name == "adjustments" else "get"
-            variants = str(captured.variants_file)
-            api_load = wrk.Load(url(port, path), key, mode=mode, variants_file=variants)
-            ceiling_load = wrk.Load(url(ceiling_port, f"/{name}"), key, mode=mode,
-                                    variants_file=variants, post_path=f"/{name}")
+            api_load, ceiling_load = loads(name, path, port, ceiling_port, key, captured)
             entry = throughput[name] = {
                 "request": request,
                 "body_bytes": captured.bodies[name].stat().st_size,
@@ -367,9 +413,28 @@ def measure_throughput(settings, dataset, port, key, captured, measured, api_pid
                 first = (entry["api"]["rps"], targets.reference_rate(entry, goal[0]))
                 entry["ratio_rounds"] = rounds.alternate(
                     goal[0], first, api_rate, ceiling_rate, settings.throughput_rounds)
-        measured["memory"]["ceiling_peak_mb"] = ceiling.memory_mb()["peak"]
+        if "memory" in measured:
+            measured["memory"]["ceiling_peak_mb"] = ceiling.memory_mb()["peak"]
     finally:
         ceiling.stop()
+
+
+def loads(name, path, port, ceiling_port, key, captured):
+    """wrk's loads of endpoint `name` on the API and on ceiling A (its captured body at
+    `/{name}`): GETs, the adjustments (post) or a v2 write (patch, credit: each request to a
+    target of this thread's share)."""
+    variants = str(captured.variants_file)
+    if name in writes.WRITES:
+        mode = writes.WRITES[name][0]
+        ids = str(captured.write_ids[name])
+        return (wrk.Load(url(port, "/api/v2/"), key, mode=mode, ids_file=ids,
+                         path_template=path),
+                wrk.Load(url(ceiling_port, f"/{name}"), key, mode=mode, ids_file=ids,
+                         path_template=f"/{name}"))
+    mode = "post" if name == "adjustments" else "get"
+    return (wrk.Load(url(port, path), key, mode=mode, variants_file=variants),
+            wrk.Load(url(ceiling_port, f"/{name}"), key, mode=mode, variants_file=variants,
+                     post_path=f"/{name}"))
 
 
 def ceiling_b_run(settings, dataset, captured, name):
@@ -379,13 +444,18 @@ def ceiling_b_run(settings, dataset, captured, name):
         return lambda warm=True: sqlite_ceiling.measure(
             settings.ceiling_sqlite, dataset.sqlite_path, name, captured.shop_id, settings,
             warm=warm)
+    if dataset.backend == "sqlite" and name in sqlite_ceiling.WRITES:
+        values = {"key_prefix": captured.key_prefix, "event_body": captured.event_bodies[name]}
+        return lambda warm=True: sqlite_ceiling.measure_write(
+            settings.ceiling_sqlite, dataset.sqlite_path, name, captured.shop_id,
+            captured.write_ids[name], values, settings, warm=warm)
     if dataset.backend != "postgres" or name not in pgbench.SCRIPTS:
         return None
     script = pgbench.script_path(name)
     if not script.is_file():
         print(f"  no {script.relative_to(config.ROOT)}: no ceiling B", flush=True)
         return None
-    variables = pgbench_variables(captured, name)
+    variables = pgbench_variables(captured, name, settings.connections)
     return lambda warm=True: pgbench.measure(dataset.url, script, variables, settings,
                                              warm=warm)
 
@@ -424,13 +494,15 @@ def measure_big(settings, dataset, key, small_dataset, small_key, measured):
     small dataset's server up beside it for their duration), then memory and the soak of the
     big dataset's server, into `measured`; returns what the API told (ids for the query
     plans). A partial run (BENCH_ONLY) does only its parts and returns None when throughput,
-    which captures that, did not run."""
+    which captures that, did not run. BENCH_ONLY=writes gives the small dataset as `dataset`
+    (config.WRITES_DATASET) and no other."""
     server, port = start_api(settings, dataset, key)
     try:
         captured = None
-        if settings.runs("throughput"):
+        if settings.runs_throughput_step():
             api = Api(port, key)
-            captured = capture(api, dataset.backend, datasets.key_prefix(settings, dataset))
+            captured = capture(api, dataset.backend, datasets.key_prefix(settings, dataset),
+                               dataset, settings.connections, measured_endpoints(settings))
             api.close()
             measure_throughput(settings, dataset, port, key, captured, measured, server.pid)
         if settings.runs("flat"):
@@ -447,7 +519,7 @@ def new_measured(settings):
     """The results of one backend before anything is measured: an entry only for the parts
     this run measures, so that a partial run's report cannot show a part it skipped."""
     measured = {"seed": {}}
-    if settings.runs("throughput"):
+    if settings.runs_throughput_step():
         measured["throughput"] = {}
     if settings.runs("flat"):
         measured["flat"] = {"deep_rows": settings.deep_rows}
@@ -473,6 +545,14 @@ def bench_backend(settings, backend):
 def bench_datasets(settings, backend, measured):
     """The parts on the big and small datasets (config.DATASET_PARTS), into `measured`."""
     print(" seeding:", flush=True)
+    if not settings.runs_big_dataset():  # BENCH_ONLY=writes: the small dataset alone
+        small = datasets.create(backend, config.WRITES_DATASET, settings)
+        measured["seed"][config.WRITES_DATASET] = datasets.seed(settings, small, settings.small)
+        measured["settle_s"] = datasets.settle(settings, [small])
+        small_key = datasets.create_key(settings, small)
+        captured = measure_big(settings, small, small_key, None, None, measured)
+        measured["shop_id"] = captured.shop_id
+        return
     big = datasets.create(backend, "big", settings)
     measured["seed"]["big"] = datasets.seed(settings, big, settings.big)
     small = datasets.create(backend, "small", settings)

@@ -492,7 +492,9 @@ class PartialRunTest(unittest.TestCase):
             text = doc.read_text()
         self.assertIn("**Partial run** (`BENCH_ONLY=flat`): only the flat-with-size rounds, "
                       "with the seeding they need. Not run, so not measured: throughput with "
-                      "ceilings A and B, memory and the soak, the query plans;", text)
+                      "ceilings A and B (the reads and the stock adjustments), the API v2 writes' throughput (a product's PATCH, a "
+                      "loyalty credit) with ceilings A and B, memory and the soak, the query "
+                      "plans;", text)
         for title in ("### Throughput (32 connections)", "### Memory",
                       "### Query plans at scale"):
             self.assertIn(f"{title}\n\n_Not run: a partial run (`BENCH_ONLY=flat`)", text)
@@ -852,7 +854,8 @@ class CpuTest(unittest.TestCase):
 class EndpointsTest(unittest.TestCase):
     def test_names_are_ceiling_paths_and_lists_come_before_their_reads_by_id(self):
         names = list(bench.ENDPOINTS)
-        self.assertEqual(names, ["me", "products", "product", "orders", "order", "adjustments"])
+        self.assertEqual(names, ["me", "products", "product", "orders", "order", "adjustments",
+                                 "product_patch", "loyalty_credit"])
         for name in names:
             self.assertRegex(name, r"^[A-Za-z0-9_-]+$", "crates/bench/src/fixed_body.rs")
         for read, listing in bench.BY_ID.items():
@@ -882,17 +885,19 @@ class EndpointsTest(unittest.TestCase):
         }
         api.get.side_effect = lambda path: json.dumps(pages[path]).encode()
         api.post_adjustment.return_value = b'{"data":{}}'
+        reads = [name for name in bench.ENDPOINTS if name not in bench.writes.WRITES]
         with tempfile.TemporaryDirectory() as folder, \
                 mock.patch.object(bench, "OUT", Path(folder)), \
                 mock.patch.object(bench, "tracked_variants", return_value=["v-1", "v-2"]):
-            captured = bench.capture(api, "postgres", "pfx")
+            captured = bench.capture(api, "postgres", "pfx", names=reads)
             self.assertEqual(json.loads(captured.bodies["order"].read_bytes()),
                              {"data": {"id": "o-9"}})
         self.assertEqual([c.args[0] for c in api.get.call_args_list],
                          ["/api/v1/me", "/api/v1/products?limit=20", "/api/v1/products/p-1",
                           "/api/v1/orders?limit=20", "/api/v1/orders/o-9"])
         api.post_adjustment.assert_called_once_with("v-1")
-        self.assertEqual(list(captured.bodies), list(bench.ENDPOINTS))
+        self.assertEqual(list(captured.bodies), reads)
+        self.assertEqual(list(captured.endpoints), reads)
         self.assertEqual(captured.shop_id, "shop-1")
         self.assertEqual(captured.first_page_ids, {"products": ["p-1", "p-2"],
                                                    "orders": ["o-9"]})
@@ -909,18 +914,36 @@ class EndpointsTest(unittest.TestCase):
                          {"shop_id": "shop-1", "slug": "bench", "key_prefix": "pfx"})
 
     def test_each_pgbench_script_is_given_the_variables_it_uses(self):
-        captured = bench.Captured("s", {}, Path("v"), {"products": ["p"], "orders": ["o"]},
-                                  "k", {})
-        for name in pgbench.SCRIPTS:
-            text = pgbench.script_path(name).read_text()
-            code = "\n".join(line for line in text.splitlines() if not line.startswith("--"))
-            used = set(re.findall(r"(?<!:):([a-z_]+)", code))
-            used -= set(re.findall(r"^\\set (\w+)", code, re.M))
-            given = set(bench.pgbench_variables(captured, name))
-            if name == "adjustments":  # it also uses client_id and what its \gset sets
-                self.assertLessEqual(given, used, name)
-            else:
-                self.assertEqual(used, given, name)
+        with tempfile.TemporaryDirectory() as folder:
+            files = {}
+            for name in ("ids", "body"):
+                files[name] = Path(folder) / name
+                files[name].write_text("a\nb\n" if name == "ids" else '{"id":"evt_1"}')
+            writes_ = {name: files["ids"] for name in bench.writes.WRITES}
+            bodies = {name: files["body"] for name in bench.writes.WRITES}
+            captured = bench.Captured("s", {}, Path("v"), {"products": ["p"], "orders": ["o"]},
+                                      "k", {}, writes_, bodies)
+            for name in pgbench.SCRIPTS:
+                text = pgbench.script_path(name).read_text()
+                code = "\n".join(line for line in text.splitlines()
+                                 if not line.startswith("--"))
+                used = set(re.findall(r"(?<!:):([a-z_]+)", code))
+                used -= set(re.findall(r"^\\set (\w+)", code, re.M))
+                given = set(bench.pgbench_variables(captured, name))
+                if name == "adjustments":  # it also uses client_id and what its \gset sets
+                    self.assertLessEqual(given, used, name)
+                elif name in bench.writes.WRITES:
+                    # The rest: pgbench's client_id, the first statement's columns (its
+                    # `AS name`s) and what the RETURNINGs give (\gset).
+                    made = set(re.findall(r"\bAS ([a-z_]+)", code)) | {"client_id", "seq",
+                                                                      "points"}
+                    self.assertLessEqual(given - {"turn"}, used, name)
+                    self.assertLessEqual(used, given | made, name)
+                else:
+                    self.assertEqual(used, given, name)
+            self.assertEqual(bench.pgbench_variables(captured, "loyalty_credit", clients=32),
+                             {"shop_id": "s", "key_prefix": "k", "event_body": '{"id":"evt_1"}',
+                              "clients": 32, "targets": 2, "turn": 0})
 
 
 class SoakTest(unittest.TestCase):
@@ -1035,3 +1058,227 @@ class AlternateTest(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class WritesTest(unittest.TestCase):
+    """The API v2 writes of the throughput step (issue 35): BENCH_ONLY=writes, their targets,
+    loads, ceilings and targets."""
+
+    def load(self, **env):
+        with mock.patch.dict(os.environ, {"BENCH_ONLY": "", "BENCH_DOC": "",
+                                          "BENCH_WRITES": "", **env}):
+            return config.load()
+
+    def test_the_knob_keeps_the_writes_on_the_small_dataset_and_reports_elsewhere(self):
+        settings = self.load(BENCH_ONLY="writes")
+        self.assertEqual(settings.parts, ("writes",))
+        self.assertTrue(settings.runs_throughput_step())
+        self.assertTrue(settings.runs_datasets())
+        self.assertFalse(settings.runs_big_dataset())
+        self.assertFalse(settings.runs("throughput"))
+        self.assertEqual(settings.doc, config.OUT_DIR / "PERFORMANCE-writes.md")
+        self.assertEqual(self.load(BENCH_ONLY="writes", BENCH_DOC="/tmp/w.md").doc,
+                         Path("/tmp/w.md"))
+        with self.assertRaises(SystemExit):
+            self.load(BENCH_ONLY="writes", BENCH_DOC=str(config.DOC))
+        self.assertFalse(config.reduced(settings), "the small dataset is its design")
+        self.assertTrue(config.reduced(self.load(BENCH_ONLY="writes", BENCH_SECONDS="3")))
+        self.assertTrue(config.reduced(self.load(BENCH_ONLY="writes",
+                                                 BENCH_SMALL_PRODUCTS="100")))
+        self.assertEqual(set(bench.new_measured(settings)), {"seed", "throughput"})
+
+    def test_a_full_run_measures_them_unless_bench_writes_is_0(self):
+        full = self.load()
+        self.assertIn("writes", full.parts)
+        self.assertTrue(full.runs_big_dataset())
+        self.assertEqual(bench.measured_endpoints(full), list(bench.ENDPOINTS))
+        without = self.load(BENCH_WRITES="0")
+        self.assertNotIn("writes", without.parts)
+        self.assertEqual(bench.measured_endpoints(without),
+                         ["me", "products", "product", "orders", "order", "adjustments"])
+        self.assertEqual(bench.measured_endpoints(self.load(BENCH_ONLY="writes")),
+                         ["product_patch", "loyalty_credit"])
+        flat = self.load(BENCH_ONLY="flat")
+        self.assertEqual(bench.measured_endpoints(flat), [])
+
+    def test_a_writes_run_seeds_the_small_dataset_alone(self):
+        settings = self.load(BENCH_ONLY="writes")
+        calls = []
+
+        def fake_big(_settings, dataset, key, small, small_key, _measured):
+            calls.append((dataset, key, small, small_key))
+            return mock.Mock(shop_id="shop-1")
+
+        with mock.patch.object(bench.datasets, "create", side_effect=lambda b, size, _s: size), \
+                mock.patch.object(bench.datasets, "seed", return_value={"rows": 1}) as seed, \
+                mock.patch.object(bench.datasets, "settle", return_value=0.1), \
+                mock.patch.object(bench.datasets, "create_key", return_value="k"), \
+                mock.patch.object(bench.datasets, "drop_all"), \
+                mock.patch.object(bench, "measure_big", fake_big), \
+                mock.patch.object(bench.plans, "capture") as plans_capture, \
+                mock.patch("builtins.print"):
+            measured = bench.bench_backend(settings, "postgres")
+        self.assertEqual([c.args[1:] for c in seed.call_args_list],
+                         [("small", settings.small)])
+        self.assertEqual(calls, [("small", "k", None, None)])
+        plans_capture.assert_not_called()
+        self.assertEqual(measured["shop_id"], "shop-1")
+        self.assertEqual(set(measured["seed"]), {"small"})
+
+    def test_targets_are_split_evenly_between_pgbenchs_clients(self):
+        self.assertEqual(bench.writes.usable(5000, 32), 2048)
+        self.assertEqual(bench.writes.usable(141, 32), 128)
+        self.assertEqual(bench.writes.usable(14, 32), 14, "fewer than the clients: all")
+        sql = bench.writes.pgbench_targets_sql({"product": ["p-1", "p'2"], "client": ["c-1"]})
+        self.assertIn("CREATE TABLE bench_write_targets (kind text, k int, id text NOT NULL, "
+                      "PRIMARY KEY (kind, k))", sql)
+        self.assertTrue(sql.endswith("VALUES ('product', 0, 'p-1'), ('product', 1, 'p''2'), "
+                                     "('client', 0, 'c-1')"), sql)
+
+    def test_the_shaped_products_are_found_on_sqlite(self):
+        with tempfile.TemporaryDirectory() as folder:
+            path = Path(folder) / "t.db"
+            db = sqlite3.connect(path)
+            db.executescript("""
+                CREATE TABLE products (id TEXT, shop_id TEXT, ean TEXT, sku TEXT,
+                    compare_at_price_cents INTEGER, category_id TEXT, brand_id TEXT);
+                CREATE TABLE variants (id TEXT, shop_id TEXT, product_id TEXT, sku TEXT,
+                    barcode TEXT, swatch_color TEXT, low_stock_threshold INTEGER);
+                CREATE TABLE clients (id TEXT, shop_id TEXT);
+                INSERT INTO products VALUES ('p3', 's', 'e', 'k', NULL, 'c', 'b'),
+                    ('p1', 's', 'e', 'k', NULL, 'c', 'b'), ('p2', 's', 'e', 'k', NULL, 'c', 'b'),
+                    ('p4', 's', 'e', 'k', 500, 'c', 'b'), ('p5', 't', 'e', 'k', NULL, 'c', 'b');
+                INSERT INTO variants VALUES ('p1-v0', 's', 'p1', 'k', 'e', '#fff', 2),
+                    ('p2-v0', 's', 'p2', 'k', 'e', '#fff', 2), ('p2-v1', 's', 'p2', 'k', 'e', '#000', 2),
+                    ('p3-v0', 's', 'p3', 'k', 'e', '#fff', 2), ('p4-v0', 's', 'p4', 'k', 'e', '#fff', 2),
+                    ('p5-v0', 't', 'p5', 'k', 'e', '#fff', 2);
+                INSERT INTO clients VALUES ('c2', 's'), ('c1', 's'), ('c9', 't');
+            """)
+            db.commit()
+            db.close()
+            dataset = mock.Mock(backend="sqlite", sqlite_path=str(path), size="small")
+            self.assertEqual(bench.writes.targets(dataset, "s", "product", 32), ["p1", "p3"])
+            self.assertEqual(bench.writes.targets(dataset, "s", "client", 32), ["c1", "c2"])
+            with self.assertRaises(Failure):
+                bench.writes.targets(dataset, "nobody", "product", 32)
+
+    def test_each_write_is_sent_to_its_targets_on_the_api_and_to_its_body_on_ceiling_a(self):
+        captured = mock.Mock(variants_file=Path("v.txt"),
+                             write_ids={"product_patch": Path("p.txt"),
+                                        "loyalty_credit": Path("c.txt")})
+        api, ceiling = bench.loads("product_patch", "/api/v2/products/{id}", 8080, 9090, "k",
+                                   captured)
+        self.assertEqual((api.mode, api.ids_file, api.path_template),
+                         ("patch", "p.txt", "/api/v2/products/{id}"))
+        self.assertEqual(api.url, "http://127.0.0.1:8080/api/v2/")
+        self.assertEqual((ceiling.url, ceiling.path_template, ceiling.mode),
+                         ("http://127.0.0.1:9090/product_patch", "/product_patch", "patch"))
+        api, _ = bench.loads("loyalty_credit", "/api/v2/clients/{id}/loyalty/adjustments",
+                             8080, 9090, "k", captured)
+        self.assertEqual((api.mode, api.ids_file), ("credit", "c.txt"))
+        api, ceiling = bench.loads("adjustments", "/api/v1/stock/adjustments", 8080, 9090,
+                                   "k", captured)
+        self.assertEqual((api.mode, api.variants_file, ceiling.post_path),
+                         ("post", "v.txt", "/adjustments"))
+        argv, env = wrk._command(wrk.Load("u", "k", mode="patch", ids_file="p.txt",
+                                          path_template="/api/v2/products/{id}"), 10, 32, 2)
+        self.assertEqual((env["BENCH_MODE"], env["BENCH_IDS_FILE"], env["BENCH_PATH_TEMPLATE"],
+                          env["BENCH_WRK_THREADS"]),
+                         ("patch", "p.txt", "/api/v2/products/{id}", "2"))
+        lua = config.LUA_SCRIPT.read_text()
+        for mode in ("patch", "credit"):
+            self.assertIn(f'mode == "{mode}"', lua)
+
+    def test_capture_writes_once_to_each_writes_first_target(self):
+        api = mock.Mock()
+        api.get_json.return_value = {"shop": {"id": "shop-1"}}
+        dataset = mock.Mock(backend="sqlite")
+        with tempfile.TemporaryDirectory() as folder, \
+                mock.patch.object(bench, "OUT", Path(folder)), \
+                mock.patch.object(bench.writes, "targets",
+                                  side_effect=lambda _d, _s, kind, _c: [f"{kind}-1", f"{kind}-2"]), \
+                mock.patch.object(bench.writes, "capture_request",
+                                  return_value=("/x", b'{"data":{}}')) as request, \
+                mock.patch.object(bench.writes, "event_body",
+                                  side_effect=lambda _d, _s, resource: f"body of {resource}"), \
+                mock.patch.object(bench.writes, "prepare_pgbench") as prepare:
+            captured = bench.capture(api, "sqlite", "pfx", dataset, 32,
+                                     ["product_patch", "loyalty_credit"])
+            self.assertEqual(captured.write_ids["product_patch"].read_text(),
+                             "product-1\nproduct-2\n")
+            self.assertEqual(captured.event_bodies["loyalty_credit"].read_text(),
+                             "body of client:client-1")
+            self.assertEqual(captured.targets("loyalty_credit"), 2)
+        self.assertEqual(captured.shop_id, "shop-1")
+        self.assertEqual([c.args[1:] for c in request.call_args_list],
+                         [("product_patch", "product-1"), ("loyalty_credit", "client-1")])
+        prepare.assert_called_once_with(dataset, {"product": ["product-1", "product-2"],
+                                                  "client": ["client-1", "client-2"]})
+        self.assertEqual(list(captured.endpoints), ["product_patch", "loyalty_credit"])
+        api.post_adjustment.assert_not_called()
+        api.get.assert_not_called()
+
+    def test_sqlite_runs_the_write_script_on_the_targets(self):
+        argv = sqlite_ceiling.write_argv("bin", "db", "loyalty_credit", "s", Path("c.txt"),
+                                         {"key_prefix": "pfx", "event_body": Path("e.json")},
+                                         3, 10)
+        self.assertEqual(argv[:5], ["bin", "--database", "db", "--write",
+                                    str(sqlite_ceiling.write_script_path("loyalty_credit"))])
+        self.assertIn("--value", argv)
+        self.assertIn("key_prefix=pfx", argv)
+        self.assertIn("event_body=@e.json", argv)
+        self.assertEqual(argv[argv.index("--connections") + 1], "8")
+        result = sqlite_ceiling.parse_write(
+            "loyalty_credit", 'noise\n{"transactions": 900, "seconds": 10, '
+            '"transactions_per_second": 90.0, "statements": 8, "targets": 992, '
+            '"connections": 8}\n')
+        self.assertEqual((result.tps, result.statements), (90.0, 8))
+        with self.assertRaises(Failure):
+            sqlite_ceiling.parse_write("loyalty_credit", '{"transactions": 0}')
+        for name in sqlite_ceiling.WRITES:
+            self.assertTrue(sqlite_ceiling.write_script_path(name).is_file(), name)
+
+    def write_results(self, api_rps=800.0, ceiling_tps=1000.0, p99=20.0):
+        data = results()
+        data["meta"].update(only="writes", parts=["writes"])
+        backend = data["backends"]["sqlite"]
+        for part in ("flat", "memory", "soak", "plans"):
+            del backend[part]
+        backend["seed"] = {"small": backend["seed"]["big"]}
+        entry = {"request": "PATCH /api/v2/products/{id}", "body_bytes": 900,
+                 "api": wrk_result(api_rps, 4.0, p99), "ceiling_a": wrk_result(9000.0, 1.0),
+                 "ceiling_b": {"tps": ceiling_tps},
+                 "ratio_rounds": {"ceiling": "ceiling_b",
+                                  "api": [api_rps, api_rps - 100, api_rps + 100],
+                                  "reference": [ceiling_tps, 1000.0, 1000.0]}}
+        backend["throughput"] = {"product_patch": entry}
+        data["backends"]["postgres"] = json.loads(json.dumps(backend))
+        return data
+
+    def test_each_write_is_held_to_half_its_database_and_a_tail_of_ten_p50s(self):
+        rows = targets.evaluate(self.write_results())
+        self.assertEqual([(r["backend"], r["limit"]) for r in rows],
+                         [("sqlite", "≥ 0.5"), ("sqlite", "< 10"),
+                          ("postgres", "≥ 0.5"), ("postgres", "< 10")])
+        ratio = rows[0]
+        self.assertEqual(ratio["target"],
+                         "PATCH /api/v2/products/{id}: req/s ≥ 0.5 × ceiling B (ceiling-sqlite)")
+        self.assertEqual(ratio["measured"], "0.80 (rounds 0.80, 0.70, 0.90)")
+        self.assertTrue(ratio["met"])
+        self.assertIn("ceiling B (pgbench)", rows[2]["target"])
+        self.assertEqual(rows[1]["measured"],
+                         "800 writes/s, p99/p50 = 5.0 (p50 4.00 ms, p99 20.00 ms)")
+        self.assertTrue(rows[1]["met"])
+        missed = targets.evaluate(self.write_results(api_rps=300.0, p99=41.0))
+        self.assertEqual([r["met"] for r in missed], [False, False, False, False])
+
+    def test_a_writes_report_says_it_ran_on_the_small_dataset_and_shows_their_throughput(self):
+        text = report.generated(self.write_results())
+        self.assertIn("**Partial run** (`BENCH_ONLY=writes`): only the API v2 writes' "
+                      "throughput (a product's PATCH, a loyalty credit) with ceilings A and B, "
+                      "with the seeding they need, on the small dataset alone", text)
+        self.assertIn("### Throughput (32 connections)\n\n| request |", text)
+        self.assertIn("| `PATCH /api/v2/products/{id}` | sqlite | 800 |", text)
+        self.assertIn("Load: wrk, 32 connections on 2 threads", text)
+        self.assertIn("### Memory\n\n_Not run: a partial run (`BENCH_ONLY=writes`)", text)
+        self.assertIn("| sqlite | small |", text)

@@ -22,8 +22,9 @@ use actix_web::http::header::ContentType;
 use actix_web::{App, HttpResponse, web};
 use shop_http::ServerOptions;
 
-/// Serves every body at `GET /<name>` (200) and `POST /<name>` (201, after reading the request
-/// body in full, as the API's JSON extractor does). Anything else is a 404 without a body.
+/// Serves every body at `GET /<name>` (200), `POST /<name>` (201) and `PATCH /<name>` (200),
+/// the last two after reading the request body in full, as the API does. Anything else is a
+/// 404 without a body.
 ///
 /// Through `shop_http::serve_app`, the API's own server builder: the same workers, timeouts,
 /// keep-alive and connection limits, so the ratio compares the work done, not two servers.
@@ -50,6 +51,7 @@ pub fn app(
     bodies.iter().fold(App::new(), |app, fixed| {
         let get_body = fixed.body.clone();
         let post_body = fixed.body.clone();
+        let patch_body = fixed.body.clone();
         app.service(
             web::resource(format!("/{}", fixed.name))
                 .route(web::get().to(move || {
@@ -64,6 +66,14 @@ pub fn app(
                     let body = post_body.clone();
                     async move {
                         HttpResponse::Created()
+                            .content_type(ContentType::json())
+                            .body(body)
+                    }
+                }))
+                .route(web::patch().to(move |_request_body: web::Bytes| {
+                    let body = patch_body.clone();
+                    async move {
+                        HttpResponse::Ok()
                             .content_type(ContentType::json())
                             .body(body)
                     }
@@ -121,6 +131,19 @@ mod tests {
             Some(&b"application/json"[..])
         );
         assert_eq!(read_body(response).await, "{\"data\":{\"newStock\":7}}\n");
+    }
+
+    #[actix_web::test]
+    async fn patch_reads_the_request_and_answers_200_with_the_given_bytes() {
+        let service = init_service(app(&bodies())).await;
+        let request = TestRequest::patch()
+            .uri("/me")
+            .insert_header((CONTENT_TYPE, "application/merge-patch+json"))
+            .set_payload(r#"{"priceCents":4242}"#)
+            .to_request();
+        let response = call_service(&service, request).await;
+        assert_eq!(response.status(), StatusCode::OK);
+        assert_eq!(read_body(response).await, r#"{"data":{"shop":"s"}}"#);
     }
 
     #[actix_web::test]

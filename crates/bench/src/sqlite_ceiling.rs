@@ -3,12 +3,17 @@
 //! connections, each with a connection of its own, directly on diesel's synchronous
 //! `SqliteConnection`: no HTTP, no async runtime, no pool, no hop between threads. The API's
 //! pages per second as a fraction of this one is the share of the database's capacity it keeps
-//! (docs/PERFORMANCE.md).
+//! (docs/PERFORMANCE.md). The same for an API write: its transaction's statements, from a
+//! write script (`script.rs`, run by `write.rs`).
 
 mod page;
+mod script;
 mod statement;
+mod write;
 
+pub use script::{ScriptError, Target, WriteScript};
 pub use statement::{Bind, PageStatement, StatementError};
+pub use write::{WriteError, WritesMeasured, run_writes};
 
 use std::path::Path;
 use std::thread;

@@ -19,10 +19,10 @@ class Api:
         self.key = key
         self._connection = None
 
-    def _request(self, method, path, body=None):
+    def _request(self, method, path, body=None, content_type="application/json"):
         headers = {"Authorization": f"Bearer {self.key}"}
         if body is not None:
-            headers["Content-Type"] = "application/json"
+            headers["Content-Type"] = content_type
         for attempt in (1, 2):
             if self._connection is None:
                 self._connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=60)
@@ -37,9 +37,9 @@ class Api:
                 if attempt == 2:
                     raise
 
-    def send(self, method, path, body=None):
+    def send(self, method, path, body=None, content_type="application/json"):
         """(status, body) of any request (`body`: JSON text or None)."""
-        return self._request(method, path, body)
+        return self._request(method, path, body, content_type)
 
     def get(self, path):
         """The response body of a GET that must answer 200."""

@@ -12,16 +12,26 @@ LUA_SCRIPT = ROOT / "scripts" / "bench" / "wrk" / "load.lua"
 DOC = ROOT / "docs" / "PERFORMANCE.md"
 
 # The parts of a run after the seeding (which every part but webhooks needs): throughput with
-# its ceilings, the flat-with-size rounds (the deep cursor's walk included), memory with the
-# soak, the query plans; and webhooks (issue 34: benchlib/webhooks.py), on a dataset of its own.
-PARTS = ("throughput", "flat", "memory", "plans", "webhooks")
+# its ceilings (the reads and the stock adjustments), the API v2 writes' throughput with
+# theirs (a product's PATCH and a loyalty credit, issue 35: measured in the same throughput
+# step, after the adjustments), the flat-with-size rounds (the deep cursor's walk included),
+# memory with the soak, the query plans; and webhooks (issue 34: benchlib/webhooks.py), on a
+# dataset of its own.
+PARTS = ("throughput", "writes", "flat", "memory", "plans", "webhooks")
 # The parts that run on the big and small datasets (seeded only when one of them runs).
-DATASET_PARTS = ("throughput", "flat", "memory", "plans")
+DATASET_PARTS = ("throughput", "writes", "flat", "memory", "plans")
+# The parts that need the big dataset (a run of the writes alone seeds only the small one).
+BIG_DATASET_PARTS = ("throughput", "flat", "memory", "plans")
 # BENCH_ONLY=<name> -> the parts it keeps: a few minutes on what one change is meant to
 # move, instead of the 40 of a full run. Memory and the query plans need throughput (the
 # variants the soak adjusts, the shop id it captures), the plans flat too (the common search
 # term): a set with them keeps those.
-ONLY = {"flat": ("flat",), "webhooks": ("webhooks",)}
+ONLY = {"flat": ("flat",), "writes": ("writes",), "webhooks": ("webhooks",)}
+# BENCH_ONLY=writes seeds the small dataset alone (BENCH_SMALL_* sizes: 1,000 products, 10,000
+# orders, 1,000 clients) and measures the two writes on it: the big one's 100,000 products take
+# minutes to seed (their search index's triggers), most of a ten-minute run, while the writes
+# touch a few thousand rows of it. A full run measures them on the big dataset.
+WRITES_DATASET = "small"
 # BENCH_ONLY names whose report has a section of its own in docs/PERFORMANCE.md (between
 # markers of its own, benchlib/report.py): such a run writes that section only, and the full
 # run's section is left as it is. A reduced run of it goes to target/bench/ unless BENCH_DOC.
@@ -138,13 +148,19 @@ class Settings:
     # BENCH_WEBHOOKS=0: a full run without the webhooks part (scripts/bench/alternate.py's
     # default, since an earlier commit may have no webhooks).
     webhooks: bool = True
+    # BENCH_WRITES=0: a full run without the API v2 writes (alternate.py's default too: an
+    # earlier commit may not serve them).
+    writes: bool = True
 
     @property
     def parts(self):
         """The parts of PARTS this run measures, in PARTS order (BENCH_REPLICA=1: its own)."""
         if self.only:
             return RUNS_OF_THEIR_OWN[self.only]
-        return PARTS if self.webhooks else tuple(p for p in PARTS if p != "webhooks")
+        left_out = {"webhooks"} if not self.webhooks else set()
+        if not self.writes:
+            left_out.add("writes")
+        return tuple(p for p in PARTS if p not in left_out)
 
     @property
     def replica(self):
@@ -156,6 +172,16 @@ class Settings:
     def runs_datasets(self):
         """Whether a part on the big and small datasets runs (they are seeded only then)."""
         return any(self.runs(part) for part in DATASET_PARTS)
+
+    def runs_big_dataset(self):
+        """Whether a part needs the big dataset (BENCH_ONLY=writes does not: it runs on the
+        small one, WRITES_DATASET)."""
+        return any(self.runs(part) for part in BIG_DATASET_PARTS)
+
+    def runs_throughput_step(self):
+        """Whether the throughput step runs: for the reads and adjustments, the writes, or
+        both (a full run)."""
+        return self.runs("throughput") or self.runs("writes")
 
     def to_json(self):
         data = asdict(self)
@@ -236,14 +262,19 @@ def reduced(settings):
     figures prove the harness, not the service). BENCH_SECONDS counts only when throughput
     (or BENCH_REPLICA=1's throughput) ran: a flat-only run does not use it; the latency
     settings only when the flat-with-size rounds ran."""
-    throughput = (settings.runs("throughput") or settings.runs(REPLICA)
+    throughput = (settings.runs_throughput_step() or settings.runs(REPLICA)
                   or settings.runs("webhooks"))
+    # The writes alone run on the small dataset (WRITES_DATASET), by design: its sizes count.
+    writes_only = settings.parts == ("writes",)
     return (settings.quick
-            or ((settings.runs_datasets() or settings.runs(REPLICA))
+            or ((settings.runs_datasets() or settings.runs(REPLICA)) and not writes_only
                 and settings.big.orders < FULL["BENCH_BIG_ORDERS"])
+            or (writes_only
+                and (settings.small.products < FULL["BENCH_SMALL_PRODUCTS"]
+                     or settings.small.clients < FULL["BENCH_SMALL_CLIENTS"]))
             or (settings.runs("webhooks") and webhooks_reduced(settings))
             or (throughput and settings.duration_s < FULL["BENCH_SECONDS"])
-            or (settings.runs("throughput")
+            or (settings.runs_throughput_step()
                 and settings.throughput_rounds < FULL["BENCH_THROUGHPUT_ROUNDS"])
             or (settings.runs("flat")
                 and (settings.latency_s < FULL["BENCH_LATENCY_SECONDS"]
@@ -340,6 +371,7 @@ def load(quick=False):
         webhook_rss_s=number("BENCH_WEBHOOK_RSS_SECONDS"),
         webhook_sink=Path(os.environ.get("BENCH_WEBHOOK_SINK", release / "webhook-sink")),
         webhooks=os.environ.get("BENCH_WEBHOOKS", "1").strip().lower() not in ("0", "false", "no"),
+        writes=os.environ.get("BENCH_WRITES", "1").strip().lower() not in ("0", "false", "no"),
     )
     # Where the report goes depends on whether the run is reduced, known only now.
     return replace(settings, doc=doc_path(only, os.environ.get("BENCH_DOC", "").strip(),

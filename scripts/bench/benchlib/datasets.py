@@ -11,7 +11,9 @@ from .config import OUT_DIR
 from .processes import Failure, tail
 
 SLUG = "bench"
-KEY_SCOPES = "products:read,orders:read,stock:read,stock:write,clients:read,loyalty:read"
+# The v2 writes (issue 35) need products:write and loyalty:write.
+KEY_SCOPES = ("products:read,products:write,orders:read,stock:read,stock:write,clients:read,"
+              "loyalty:read,loyalty:write")
 SEED_SUMMARY = re.compile(r"^seeded (\d+) rows in ([\d.]+) s \(([\d.]+) rows/s\)")
 
 _created_pg = []

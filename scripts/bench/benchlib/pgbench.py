@@ -15,6 +15,8 @@ SCRIPTS = {
     "orders": "orders_page.sql",
     "order": "order.sql",
     "adjustments": "adjustment.sql",
+    "product_patch": "product_patch.sql",
+    "loyalty_credit": "loyalty_credit.sql",
 }
 
 

@@ -29,7 +29,9 @@ YES = {True: "yes", False: "**no**", None: "n/a"}
 # What each part of a run (config.PARTS) covers, as a partial run's report names what it
 # left out.
 PART_NAMES = {
-    "throughput": "throughput with ceilings A and B",
+    "throughput": "throughput with ceilings A and B (the reads and the stock adjustments)",
+    "writes": "the API v2 writes' throughput (a product's PATCH, a loyalty credit) with "
+              "ceilings A and B",
     "flat": "the flat-with-size rounds",
     "memory": "memory and the soak",
     "plans": "the query plans",
@@ -53,11 +55,13 @@ def _partial(results):
         return ""
     only = results["meta"].get("only")
     knob = f" (`{config.knob(only)}`)" if only else ""
+    where = (f", on the {config.WRITES_DATASET} dataset alone (a full run measures them on the "
+             "big one)" if tuple(ran) == ("writes",) else "")
     return (
         f"**Partial run**{knob}: only {' and '.join(PART_NAMES[p] for p in ran)}, with the "
-        f"seeding they need. Not run, so not measured: {', '.join(skipped)}; their tables and "
-        "targets are absent below, neither met nor missed. The last full run's figures are in "
-        "docs/PERFORMANCE.md."
+        f"seeding they need{where}. Not run, so not measured: {', '.join(skipped)}; their "
+        "tables and targets are absent below, neither met nor missed. The last full run's "
+        "figures are in docs/PERFORMANCE.md."
     )
 
 
@@ -112,14 +116,17 @@ def _machine(results):
         f"wrk, {s['connections']} connections on {s['wrk_threads']} threads, "
         f"{s['warmup_s']} s warm-up then {s['duration_s']} s measured per run; "
         f"{_throughput_rounds(s)}"
-        if "throughput" in parts_run(results) else ""
+        if _throughput_ran(results) else ""
     )
+    latency = (f"latency runs (flat with size) 1 connection, {_latency_rounds(s)}. "
+               if "flat" in parts_run(results) else "")
+    if throughput and not latency:  # the throughput text ends with "; " or "per run; "
+        throughput = throughput.rstrip("; ") + ". "
     return (
         (f"{partial}\n\n" if partial else "")
         + f"Run of {meta['date']} on {m['cpu']}, {m['cores']} cores, {m['ram_gib']} GiB RAM, "
         f"Linux {m['kernel']} ({m['os']}). Versions: {versions}.\n\n"
-        f"Load: {throughput}latency runs "
-        f"(flat with size) 1 connection, {_latency_rounds(s)}. Server: `shop-api serve` "
+        f"Load: {throughput}{latency}Server: `shop-api serve` "
         f"(release), {s['workers']} workers, rate limits raised out of the way. Load generator, "
         f"server and database share the same {m['cores']} cores; the machine's load average "
         f"(1, 5, 15 min) was {meta['load_average_start']} before the run started (other work, "
@@ -265,10 +272,16 @@ def _plans(results):
     return "\n\n".join(parts)
 
 
+def _throughput_ran(results):
+    """Whether the throughput step ran: for the reads and adjustments, the writes, or both."""
+    return any(part in parts_run(results) for part in ("throughput", "writes"))
+
+
 def _section(results, part, title, body):
     """A section of the report: `body()` when `part` was measured, else a line saying that
-    it was not (a partial run), so that no absent figure reads as measured."""
-    if part in parts_run(results):
+    it was not (a partial run), so that no absent figure reads as measured. The throughput
+    section stands for the v2 writes too."""
+    if part in parts_run(results) or (part == "throughput" and _throughput_ran(results)):
         return f"{title}\n\n{body()}"
     only = results["meta"].get("only")
     return f"{title}\n\n_Not run: a partial run (`{config.knob(only)}`), see above._"
@@ -282,7 +295,16 @@ THROUGHPUT_NOTE = (
     "time (user + system, `/proc/<pid>/stat`) spent over the API's measured run divided "
     "by its requests, by the server process (\"API\", SQLite's work included) and by "
     "the PostgreSQL backends connected to the dataset's database (the API's pool); "
-    "the load generator shares the machine and is not counted."
+    "the load generator shares the machine and is not counted. "
+    "The API v2 writes (issue 35): `PATCH /api/v2/products/{id}` "
+    "(`application/merge-patch+json`, `{\"priceCents\": N}`, a new price each time, no "
+    "`If-Match`) of products of the one shape their ceiling B scripts are written for (one "
+    "variant, a category and a brand: scripts/bench/sql/README.md), and `POST "
+    "/api/v2/clients/{id}/loyalty/adjustments` (`{\"points\": 1, \"reason\": \"bench\"}`, no "
+    "`Idempotency-Key`), each wrk thread cycling through its own share of up to 2,048 targets; "
+    "their ceiling B runs the same transaction's statements on the same targets (pgbench's "
+    "clients, or `ceiling-sqlite --write`'s 8 threads taking the process's one write turn as "
+    "the adapter's writers do)."
 )
 
 
@@ -323,11 +345,11 @@ def generated(results):
         "_Generated by `scripts/bench/bench.py`; edit outside the markers only._",
         _machine(results),
         "### Targets\n\n" + _targets(results)
-        + "\n\nFlat with size: the median of the per-round ratios, each round measuring the two "
-          "sides one right after the other (\"rounds\": each round's ratio, in order); in "
-          "brackets too, each side's median p50 over its rounds. T, of the orders changed "
-          "since T: one instant for both tables, a week before the end of the data (its value "
-          "under \"Flat with size\").",
+        + ("\n\nFlat with size: the median of the per-round ratios, each round measuring the "
+           "two sides one right after the other (\"rounds\": each round's ratio, in order); in "
+           "brackets too, each side's median p50 over its rounds. T, of the orders changed "
+           "since T: one instant for both tables, a week before the end of the data (its value "
+           "under \"Flat with size\")." if "flat" in parts_run(results) else ""),
         _section(results, "throughput", f"### Throughput ({connections} connections)",
                  lambda: _throughput(results) + "\n\n" + THROUGHPUT_NOTE),
         _section(results, "flat", "### Flat with size (p50, 1 connection)",

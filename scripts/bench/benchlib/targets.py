@@ -13,8 +13,19 @@ THROUGHPUT_TARGETS = {
     "products": {"sqlite": ("ceiling_b", 0.5), "postgres": ("ceiling_b", 0.5)},
     "orders": {"sqlite": ("ceiling_b", 0.5), "postgres": ("ceiling_b", 0.5)},
     "adjustments": {"postgres": ("ceiling_b", 0.5)},
+    # Issue 35: the API v2 writes against the database running the same statements.
+    "product_patch": {"sqlite": ("ceiling_b", 0.5), "postgres": ("ceiling_b", 0.5)},
+    "loyalty_credit": {"sqlite": ("ceiling_b", 0.5), "postgres": ("ceiling_b", 0.5)},
 }
-SQLITE_WRITE_TAIL = 10  # p99 / p50 of the adjustments on SQLite stays under this
+WRITE_TAIL = 10  # p99 / p50 of a write at the throughput step's concurrency stays under this
+# The writes held to WRITE_TAIL, and on which backends: the adjustments on SQLite (issue 9),
+# the v2 writes on both (issue 35).
+WRITE_TAIL_TARGETS = {
+    "adjustments": ("sqlite",),
+    "product_patch": ("sqlite", "postgres"),
+    "loyalty_credit": ("sqlite", "postgres"),
+}
+SQLITE_WRITE_TAIL = WRITE_TAIL  # the name results before issue 35 knew
 FLAT_ORDERS = 1.5
 # Issue 21: a page of orders updated recently costs no more at 1,000,000 orders than at 10,000.
 FLAT_CHANGED = 1.5
@@ -81,15 +92,16 @@ def _throughput(name, backend, entry):
             f"≥ {minimum}", None if ratio is None else ratio >= minimum,
             value=ratio, rounds=per_round, better=HIGHER,
         ))
-    if name == "adjustments" and backend == "sqlite":
+    if backend in WRITE_TAIL_TARGETS.get(name, ()):
         api = entry["api"]
         tail = api["p99_ms"] / api["p50_ms"] if api["p50_ms"] else None
+        measured = (f"{api['rps']:,.0f} writes/s, p99/p50 = "
+                    + ("n/a" if tail is None else f"{tail:.1f}"))
+        if name != "adjustments":
+            measured += f" (p50 {api['p50_ms']:.2f} ms, p99 {api['p99_ms']:.2f} ms)"
         rows.append(_row(
-            f"{request}: writes/s reported, p99 < {SQLITE_WRITE_TAIL} × p50", backend,
-            f"{api['rps']:,.0f} writes/s, p99/p50 = "
-            + ("n/a" if tail is None else f"{tail:.1f}"),
-            f"< {SQLITE_WRITE_TAIL}", None if tail is None else tail < SQLITE_WRITE_TAIL,
-            value=tail,
+            f"{request}: writes/s reported, p99 < {WRITE_TAIL} × p50", backend, measured,
+            f"< {WRITE_TAIL}", None if tail is None else tail < WRITE_TAIL, value=tail,
         ))
     return rows
 

@@ -41,13 +41,16 @@ class WrkResult:
 
 @dataclass(frozen=True)
 class Load:
-    """What to send: `mode` is get, post or mixed (see load.lua)."""
+    """What to send: `mode` is get, post, patch, credit or mixed (see load.lua). patch and
+    credit send to `path_template` (its `{id}` replaced) for the ids of `ids_file`."""
 
     url: str
     key: str
     mode: str = "get"
     variants_file: str = ""
     post_path: str = "/api/v1/stock/adjustments"
+    ids_file: str = ""
+    path_template: str = ""
 
 
 def _command(load, seconds, connections, threads):
@@ -56,6 +59,8 @@ def _command(load, seconds, connections, threads):
         "BENCH_MODE": load.mode,
         "BENCH_POST_PATH": load.post_path,
         "BENCH_VARIANTS_FILE": load.variants_file,
+        "BENCH_IDS_FILE": load.ids_file,
+        "BENCH_PATH_TEMPLATE": load.path_template,
         "BENCH_WRK_THREADS": str(threads),
     }
     argv = [

@@ -5,14 +5,23 @@
 --   post    POST to BENCH_POST_PATH with a stock adjustment body, cycling through this
 --           thread's share of the variant ids listed in BENCH_VARIANTS_FILE (one a line):
 --           threads take disjoint shares, so the requests in flight never touch one variant;
+--   patch   PATCH of a product (`application/merge-patch+json`, `{"priceCents":N}`, no
+--           If-Match) to BENCH_PATH_TEMPLATE (`{id}` replaced by the id), cycling through this
+--           thread's share of the product ids of BENCH_IDS_FILE; N is a new price at every
+--           request (a patch that changes nothing writes nothing);
+--   credit  POST of a loyalty credit (`{"points":1,"reason":"bench"}`, no Idempotency-Key) to
+--           BENCH_PATH_TEMPLATE, cycling through this thread's share of the client ids of
+--           BENCH_IDS_FILE;
 --   mixed   the soak: GET /api/v1/me, /products?limit=20, /orders?limit=20 and POST
 --           /api/v1/stock/adjustments in turn.
--- BENCH_WRK_THREADS must equal wrk's -t, to split the variants.
+-- BENCH_WRK_THREADS must equal wrk's -t, to split the ids. A template without `{id}` (the
+-- framework ceiling's `/{name}`) is sent as it is.
 -- done() prints one line `BENCH_RESULT {json}` that bench.py reads: latencies in microseconds;
 -- `status` counts responses with a status >= 400 (wrk's own count).
 
 local mode = os.getenv("BENCH_MODE") or "get"
 local post_path = os.getenv("BENCH_POST_PATH") or "/api/v1/stock/adjustments"
+local path_template = os.getenv("BENCH_PATH_TEMPLATE") or ""
 local next_thread_id = 0
 
 function setup(thread)
@@ -24,9 +33,10 @@ local function adjustment_body(variant_id)
    return string.format('{"variantId":"%s","quantity":1,"reason":"bench"}', variant_id)
 end
 
-local function my_variants()
+-- This thread's share of the ids listed in `path` (one a line): every BENCH_WRK_THREADS-th,
+-- from its own position, so that no two threads ever send one id.
+local function my_ids(path, what)
    local threads = tonumber(os.getenv("BENCH_WRK_THREADS") or "1")
-   local path = os.getenv("BENCH_VARIANTS_FILE")
    local mine, index = {}, 0
    for line in io.lines(path) do
       if line ~= "" then
@@ -36,15 +46,20 @@ local function my_variants()
          index = index + 1
       end
    end
-   assert(#mine > 0, "no variant for thread " .. thread_id .. " in " .. path)
+   assert(#mine > 0, "no " .. what .. " for thread " .. thread_id .. " in " .. path)
    return mine
+end
+
+-- The path of one id: ids are the API's own (letters, digits, `-`, `_`), sent as they are.
+local function id_path(id)
+   return (path_template:gsub("{id}", function() return id end))
 end
 
 if mode == "post" or mode == "mixed" then
    local variants, turn = nil, 0
 
    function init(args)
-      variants = my_variants()
+      variants = my_ids(os.getenv("BENCH_VARIANTS_FILE"), "variant")
       wrk.headers["Content-Type"] = "application/json"
    end
 
@@ -67,6 +82,31 @@ if mode == "post" or mode == "mixed" then
          end
          return wrk.format("GET", reads[slot], nil, nil)
       end
+   end
+elseif mode == "patch" or mode == "credit" then
+   local ids, turn, base = nil, 0, 0
+
+   function init(args)
+      ids = my_ids(os.getenv("BENCH_IDS_FILE"), mode == "patch" and "product" or "client")
+      if mode == "patch" then
+         wrk.headers["Content-Type"] = "application/merge-patch+json"
+         -- A price of this run's own: a run that starts again from the same turn must not
+         -- write a product's current price back (a patch that changes nothing writes nothing).
+         math.randomseed(os.time() * 64 + thread_id)
+         base = math.random(1000, 500000000) * 100
+      else
+         wrk.headers["Content-Type"] = "application/json"
+      end
+   end
+
+   request = function()
+      turn = turn + 1
+      local id = ids[(turn - 1) % #ids + 1]
+      if mode == "patch" then
+         return wrk.format("PATCH", id_path(id), nil,
+                           string.format('{"priceCents":%d}', base + turn))
+      end
+      return wrk.format("POST", id_path(id), nil, '{"points":1,"reason":"bench"}')
    end
 end
 
