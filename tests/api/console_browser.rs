@@ -216,21 +216,6 @@ async fn an_owner_in_a_real_browser_creates_uses_and_revokes_a_key(app: TestApp)
     browser.client.clone().close().await.unwrap();
 }
 
-/// Waits for an element of the page a form answered: the form's own page may still be there
-/// right after the click.
-async fn wait_for(browser: &Browser, css: &str) {
-    let found = browser
-        .client
-        .wait()
-        .at_most(Duration::from_secs(10))
-        .for_element(Locator::Css(css))
-        .await;
-    if let Err(error) = found {
-        let page = browser.source().await;
-        panic!("{css}: {error}:\n{page}");
-    }
-}
-
 /// Waits for a page that says `text`: the form's own page may still be there right after the
 /// click, saying something else.
 async fn wait_for_text(browser: &Browser, text: &str) {
@@ -259,7 +244,7 @@ async fn webhooks(app: &TestApp, browser: &mut Browser, key: &str) -> String {
         .await;
     browser.click("#event-stock-updated").await;
     browser.click("#add-endpoint").await;
-    wait_for(browser, "#url-problems").await;
+    browser.wait_for("#url-problems").await;
     assert!(
         browser
             .source()
@@ -278,7 +263,7 @@ async fn webhooks(app: &TestApp, browser: &mut Browser, key: &str) -> String {
         .type_into("#description", "Stock and orders sync")
         .await;
     browser.click("#add-endpoint").await;
-    wait_for(browser, "#new-secret").await;
+    browser.wait_for("#new-secret").await;
     let secret = browser
         .client
         .find(Locator::Css("#new-secret"))
@@ -346,7 +331,7 @@ async fn webhooks(app: &TestApp, browser: &mut Browser, key: &str) -> String {
     browser.shot("webhook-test-sent").await;
 
     browser.click("#disable-endpoint").await;
-    wait_for(browser, "#enable-endpoint").await;
+    browser.wait_for("#enable-endpoint").await;
     assert!(
         browser
             .source()
@@ -357,7 +342,7 @@ async fn webhooks(app: &TestApp, browser: &mut Browser, key: &str) -> String {
 
     browser.click("nav a[href='/console']").await;
     browser.arrive("/console").await;
-    wait_for(browser, "#webhooks-disabled").await;
+    browser.wait_for("#webhooks-disabled").await;
     assert!(
         browser
             .source()
@@ -373,7 +358,7 @@ async fn webhooks(app: &TestApp, browser: &mut Browser, key: &str) -> String {
     browser.click(&format!("a.manage[href='{endpoint}']")).await;
     browser.arrive(&endpoint).await;
     browser.click("#enable-endpoint").await;
-    wait_for(browser, "#disable-endpoint").await;
+    browser.wait_for("#disable-endpoint").await;
     browser.shot("webhook-enabled").await;
 
     // Recover since an hour ago: a `datetime-local` field, set as the browser's picker would.

@@ -26,21 +26,6 @@ async fn patch(app: &TestApp, key: &str, path: &str, body: &Value) -> Reply {
     app.send(app.patch_request(path, key, body, None)).await
 }
 
-/// Waits for an element of the page a click led to: the URL may change before its page is
-/// there.
-async fn wait_for(browser: &Browser, css: &str) {
-    let found = browser
-        .client
-        .wait()
-        .at_most(Duration::from_secs(10))
-        .for_element(Locator::Css(css))
-        .await;
-    if let Err(error) = found {
-        let page = browser.source().await;
-        panic!("{css}: {error}:\n{page}");
-    }
-}
-
 /// The text of each cell of the page's rows, top to bottom.
 async fn rows(browser: &Browser) -> Vec<Vec<String>> {
     let mut texts = Vec::new();
@@ -77,7 +62,7 @@ async fn an_owner_reads_what_an_integration_wrote_through_the_api(app: TestApp) 
 
     // Nothing written yet: the activity's second tab.
     let nav = "nav a[href='/console/activity']";
-    wait_for(&browser, nav).await;
+    browser.wait_for(nav).await;
     browser.click(nav).await;
     browser.arrive("/console/activity").await;
     browser.click(TAB).await;

@@ -157,6 +157,21 @@ impl Browser {
         }
     }
 
+    /// Waits for an element of the page a click or a form led to: the URL may change, or the
+    /// form's own page stay, before that page is there.
+    pub async fn wait_for(&self, css: &str) {
+        let found = self
+            .client
+            .wait()
+            .at_most(Duration::from_secs(10))
+            .for_element(Locator::Css(css))
+            .await;
+        if let Err(error) = found {
+            let page = self.source().await;
+            panic!("{css}: {error}:\n{page}");
+        }
+    }
+
     pub async fn source(&self) -> String {
         self.client.source().await.unwrap()
     }
