@@ -10,8 +10,8 @@ use crate::Timestamp;
 use crate::api_key::KeyPrefix;
 use crate::id::ApiWriteId;
 use crate::loyalty::PointsAdjustment;
-use crate::pagination::{CursorKind, PageLimit};
-use crate::timeline::{TimelineLine, TimelinePosition};
+use crate::pagination::CursorKind;
+use crate::timeline::{TimelineLine, TimelinePosition, TimelineQuery};
 
 /// The kind of resource a write created or changed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -80,23 +80,7 @@ impl TimelineLine for ApiWrite {
 pub type ApiWritePosition = TimelinePosition<ApiWrite>;
 
 /// A page request of the list.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ApiWriteQuery {
-    pub before: Option<ApiWritePosition>,
-    pub limit: PageLimit,
-}
-
-impl ApiWriteQuery {
-    pub const DEFAULT_LIMIT: PageLimit = PageLimit::ORDERS_DEFAULT;
-
-    /// The newest page.
-    pub fn newest() -> Self {
-        Self {
-            before: None,
-            limit: Self::DEFAULT_LIMIT,
-        }
-    }
-}
+pub type ApiWriteQuery = TimelineQuery<ApiWrite>;
 
 #[cfg(test)]
 mod tests {

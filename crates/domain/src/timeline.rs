@@ -46,6 +46,33 @@ pub fn page<L: TimelineLine>(lines: Vec<L>, limit: PageLimit) -> Page<L> {
     Page::from_overfetch(lines, limit, |line| line.position().cursor())
 }
 
+/// A page request of a timeline of `L` lines.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TimelineQuery<L> {
+    pub before: Option<TimelinePosition<L>>,
+    pub limit: PageLimit,
+}
+
+impl<L: TimelineLine> TimelineQuery<L> {
+    pub const DEFAULT_LIMIT: PageLimit = PageLimit::ORDERS_DEFAULT;
+
+    /// The newest page.
+    pub fn newest() -> Self {
+        Self {
+            before: None,
+            limit: Self::DEFAULT_LIMIT,
+        }
+    }
+
+    /// The page a link names by its `cursor` (none: the newest).
+    pub fn from_link(cursor: Option<&str>) -> Result<Self, InvalidCursor> {
+        Ok(Self {
+            before: cursor.map(TimelinePosition::from_cursor).transpose()?,
+            limit: Self::DEFAULT_LIMIT,
+        })
+    }
+}
+
 /// Where a page of a timeline of `L` lines ends: the next page holds what is strictly older.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct TimelinePosition<L> {

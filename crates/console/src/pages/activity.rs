@@ -5,7 +5,7 @@
 use actix_web::http::StatusCode;
 use actix_web::{HttpRequest, HttpResponse, web};
 use askama::Template;
-use shop_domain::stock::{ActivityPosition, ActivityQuery, StockActivity};
+use shop_domain::stock::{ActivityQuery, StockActivity};
 use shop_domain::timeline::TimelineLine;
 
 use crate::ConsoleState;
@@ -103,14 +103,7 @@ pub async fn list(
 ) -> Result<HttpResponse, ConsoleError> {
     let params = Form::query(&request);
     let cursor = params.value("cursor");
-    let before = cursor
-        .map(ActivityPosition::from_cursor)
-        .transpose()
-        .map_err(|_| ConsoleError::STALE_LINK)?;
-    let query = ActivityQuery {
-        before,
-        limit: ActivityQuery::DEFAULT_LIMIT,
-    };
+    let query = ActivityQuery::from_link(cursor).map_err(|_| ConsoleError::STALE_LINK)?;
     let page = state
         .stock
         .activity(&owner.signed_in.shop.id, &query)

@@ -7,7 +7,7 @@ use actix_web::http::StatusCode;
 use actix_web::{HttpRequest, HttpResponse, web};
 use askama::Template;
 use shop_domain::api_write::{
-    ApiWrite, ApiWritePosition, ApiWriteQuery, WriteAction, WrittenChange, WrittenResource,
+    ApiWrite, ApiWriteQuery, WriteAction, WrittenChange, WrittenResource,
 };
 use shop_domain::timeline::TimelineLine;
 
@@ -103,14 +103,7 @@ pub async fn list(
 ) -> Result<HttpResponse, ConsoleError> {
     let params = Form::query(&request);
     let cursor = params.value("cursor");
-    let before = cursor
-        .map(ApiWritePosition::from_cursor)
-        .transpose()
-        .map_err(|_| ConsoleError::STALE_LINK)?;
-    let query = ApiWriteQuery {
-        before,
-        ..ApiWriteQuery::newest()
-    };
+    let query = ApiWriteQuery::from_link(cursor).map_err(|_| ConsoleError::STALE_LINK)?;
     let page = state
         .api_writes
         .page(&owner.signed_in.shop.id, &query)

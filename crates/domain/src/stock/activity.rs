@@ -7,9 +7,9 @@
 use crate::Timestamp;
 use crate::id::{OwnerId, ProductId, TrackingSwitchId, VariantId};
 use crate::owner::OwnerEmail;
-use crate::pagination::{CursorKind, PageLimit};
+use crate::pagination::CursorKind;
 use crate::stock::StockMovement;
-use crate::timeline::{TimelineLine, TimelinePosition};
+use crate::timeline::{TimelineLine, TimelinePosition, TimelineQuery};
 
 /// How a variant is named on a page: its product's name, its own label and SKU.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -79,15 +79,7 @@ impl TimelineLine for StockActivity {
 pub type ActivityPosition = TimelinePosition<StockActivity>;
 
 /// A page request of the activity list.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ActivityQuery {
-    pub before: Option<ActivityPosition>,
-    pub limit: PageLimit,
-}
-
-impl ActivityQuery {
-    pub const DEFAULT_LIMIT: PageLimit = PageLimit::ORDERS_DEFAULT;
-}
+pub type ActivityQuery = TimelineQuery<StockActivity>;
 
 #[cfg(test)]
 mod tests {
