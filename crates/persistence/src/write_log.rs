@@ -7,6 +7,7 @@ use crate::database::impl_for_each_backend;
 use crate::error::DbError;
 use crate::rows::{ApiWrite, ApiWriteRow};
 use crate::schema::api_writes;
+use crate::sql::kept_prepared::KeptPrepared;
 
 pub(crate) trait WriteLog {
     fn log_write(
@@ -19,7 +20,9 @@ impl_for_each_backend! {
     impl WriteLog {
         async fn log_write(&mut self, write: &ApiWrite<'_>) -> Result<(), DbError> {
             let row = ApiWriteRow::of(write)?;
-            diesel::insert_into(api_writes::table).values(&row).execute(self).await?;
+            KeptPrepared(diesel::insert_into(api_writes::table).values(&row))
+                .execute(self)
+                .await?;
             Ok(())
         }
     }

@@ -1,5 +1,11 @@
 //! Writing a whole product (its category, brand, row and variants), as the import and API v2's
 //! product writes both do: the rows of a `Product` value, upserted within the writer's shop.
+//!
+//! **Only the rows that differ.** A write of a stored product upserts only the rows whose
+//! values differ from the stored ones: a price change writes the product's row alone. An
+//! unchanged category or brand row is not upserted, which also spares the write its row lock,
+//! on which every write of a product of that category would otherwise wait until the commit
+//! (docs/performance-log.md, "The API v2 writes: what the request did that its ceiling did not").
 
 use diesel::prelude::*;
 use diesel_async::RunQueryDsl;
@@ -12,46 +18,67 @@ use crate::database::impl_for_each_backend;
 use crate::error::DbError;
 use crate::rows::{BrandRow, CategoryRow, NewVariantRow, ProductRow, VariantRow};
 use crate::schema::{brands, categories, products, variants};
+use crate::sql::kept_prepared::KeptPrepared;
 use crate::sql::shop_upsert::{check_written, only_in_shop};
 
-/// Every row one product write touches.
+/// The rows one product write upserts: each `None` (or a variant's `write: false`) is a row
+/// that already holds these values.
 pub(crate) struct ProductWrite {
     category: Option<CategoryRow>,
     brand: Option<BrandRow>,
-    product: ProductRow,
+    product: Option<ProductRow>,
     pub variants: Vec<VariantWrite>,
 }
 
 /// A variant's row, and whether its stock entry changed (its `updatedAt` then moves to the
-/// import's time; otherwise it keeps the stored one).
+/// write's time; otherwise it keeps the stored one). One per variant of the product, in its
+/// order, written or not.
 pub(crate) struct VariantWrite {
     row: NewVariantRow,
+    write: bool,
     pub entry_changed: bool,
 }
 
 impl ProductWrite {
-    /// `stored`: the product as it was before this import, if it existed.
+    /// `stored`: the product as it was before this write, if it existed.
     pub fn new(
         shop: &ShopId,
         product: &Product,
         stored: Option<&Product>,
         now: Timestamp,
     ) -> Result<Self, DbError> {
-        Ok(Self {
-            category: product.category.as_ref().map(|category| CategoryRow {
+        let differs = |row: &ProductRow| -> Result<bool, DbError> {
+            Ok(match stored {
+                Some(stored) => ProductRow::from_domain(shop, stored)? != *row,
+                None => true,
+            })
+        };
+        let product_row = ProductRow::from_domain(shop, product)?;
+        let category = product
+            .category
+            .as_ref()
+            .filter(|category| stored.and_then(|s| s.category.as_ref()) != Some(*category))
+            .map(|category| CategoryRow {
                 id: category.id.as_str().to_owned(),
                 shop_id: shop.as_str().to_owned(),
                 name: category.name.clone(),
-            }),
-            brand: product.brand.as_ref().map(|brand| BrandRow {
+            });
+        let brand = product
+            .brand
+            .as_ref()
+            .filter(|brand| stored.and_then(|s| s.brand.as_ref()) != Some(*brand))
+            .map(|brand| BrandRow {
                 id: brand.id.as_str().to_owned(),
                 shop_id: shop.as_str().to_owned(),
                 name: brand.name.clone(),
-            }),
-            product: ProductRow::from_domain(shop, product)?,
+            });
+        Ok(Self {
+            category,
+            brand,
+            product: differs(&product_row)?.then_some(product_row),
             // Every variant, the kept ones included (`decide_product_import` adds the stored
             // variants the file does not mention): each row's search text repeats the
-            // product's name and codes, so a renamed product must refresh all of them.
+            // product's name and codes, so a renamed product rewrites all of them.
             variants: product
                 .variants
                 .iter()
@@ -60,12 +87,19 @@ impl ProductWrite {
                         let old = stored.variants.iter().find(|old| old.id == variant.id)?;
                         Some((stored, old))
                     });
+                    let row = VariantRow::from_domain(shop, product, variant);
+                    let entry_changed = stock_entry_changed(before, (product, variant));
+                    let write = entry_changed
+                        || before.is_none_or(|(stored, old)| {
+                            VariantRow::from_domain(shop, stored, old) != row
+                        });
                     VariantWrite {
                         row: NewVariantRow {
-                            row: VariantRow::from_domain(shop, product, variant),
+                            row,
                             stock_updated_at_ms: now.millis(),
                         },
-                        entry_changed: stock_entry_changed(before, (product, variant)),
+                        write,
+                        entry_changed,
                     }
                 })
                 .collect(),
@@ -75,7 +109,8 @@ impl ProductWrite {
 
 /// The statements of a product's write, implemented for both backends' connections.
 pub(crate) trait ProductWrites {
-    /// Upserts the product's category, brand, row and variants, in that order (foreign keys).
+    /// Upserts the product's category, brand, row and variants that differ, in that order
+    /// (foreign keys).
     fn write_product(
         &mut self,
         shop: &ShopId,
@@ -96,9 +131,8 @@ impl_for_each_backend! {
                     .on_conflict(categories::id)
                     .do_update()
                     .set(category);
-                let written = only_in_shop(upsert, categories::shop_id.eq(shop.as_str()))
-                    .execute(&mut *self)
-                    .await?;
+                let in_shop = only_in_shop(upsert, categories::shop_id.eq(shop.as_str()));
+                let written = KeptPrepared(in_shop).execute(&mut *self).await?;
                 check_written(written, "category", &category.id)?;
             }
             if let Some(brand) = &rows.brand {
@@ -107,21 +141,21 @@ impl_for_each_backend! {
                     .on_conflict(brands::id)
                     .do_update()
                     .set(brand);
-                let written = only_in_shop(upsert, brands::shop_id.eq(shop.as_str()))
-                    .execute(&mut *self)
-                    .await?;
+                let in_shop = only_in_shop(upsert, brands::shop_id.eq(shop.as_str()));
+                let written = KeptPrepared(in_shop).execute(&mut *self).await?;
                 check_written(written, "brand", &brand.id)?;
             }
-            let upsert = diesel::insert_into(products::table)
-                .values(&rows.product)
-                .on_conflict(products::id)
-                .do_update()
-                .set(&rows.product);
-            let written = only_in_shop(upsert, products::shop_id.eq(shop.as_str()))
-                .execute(&mut *self)
-                .await?;
-            check_written(written, "product", &rows.product.id)?;
-            for variant in &rows.variants {
+            if let Some(product) = &rows.product {
+                let upsert = diesel::insert_into(products::table)
+                    .values(product)
+                    .on_conflict(products::id)
+                    .do_update()
+                    .set(product);
+                let in_shop = only_in_shop(upsert, products::shop_id.eq(shop.as_str()));
+                let written = KeptPrepared(in_shop).execute(&mut *self).await?;
+                check_written(written, "product", &product.id)?;
+            }
+            for variant in rows.variants.iter().filter(|variant| variant.write) {
                 let new = &variant.row;
                 let insert = diesel::insert_into(variants::table).values(new);
                 let same_owner = variants::shop_id
@@ -133,10 +167,10 @@ impl_for_each_backend! {
                         variants::stock_updated_at_ms.eq(new.stock_updated_at_ms),
                     );
                     let upsert = insert.on_conflict(variants::id).do_update().set(stamped);
-                    only_in_shop(upsert, same_owner).execute(&mut *self).await?
+                    KeptPrepared(only_in_shop(upsert, same_owner)).execute(&mut *self).await?
                 } else {
                     let upsert = insert.on_conflict(variants::id).do_update().set(&new.row);
-                    only_in_shop(upsert, same_owner).execute(&mut *self).await?
+                    KeptPrepared(only_in_shop(upsert, same_owner)).execute(&mut *self).await?
                 };
                 check_written(written, "variant", &new.row.id)?;
             }

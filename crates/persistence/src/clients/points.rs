@@ -33,6 +33,7 @@ use crate::database::{Database, impl_for_each_backend, write_transaction};
 use crate::error::DbError;
 use crate::rows::{IdempotencyRow, PointsAdjustmentRow, PointsRecorded};
 use crate::schema::{clients, loyalty_adjustments};
+use crate::sql::kept_prepared::KeptPrepared;
 use crate::sql::selection::Selection;
 use crate::stock::adjust::{AdjustQueries, deciding_again};
 use crate::webhooks::outbox::{self, Outbox, OutboxQueries};
@@ -92,7 +93,7 @@ impl_for_each_backend! {
                 .otherwise(clients::updated_at_ms);
             // `PointsBalance::after` on the columns, written as ranges of the stored values so
             // that no sum is computed out of range (and the bounds are plain binds).
-            let row = diesel::update(clients::table)
+            let update = diesel::update(clients::table)
                 .filter(clients::shop_id.eq(shop.as_str()))
                 .filter(clients::id.eq(client.as_str()))
                 .filter(clients::points.between(lowest, MAX_POINTS - points))
@@ -104,7 +105,8 @@ impl_for_each_backend! {
                     clients::points_all_time.eq(clients::points_all_time + credited),
                     clients::updated_at_ms.eq(later),
                 ))
-                .returning((clients::points, clients::points_lifetime, clients::points_all_time))
+                .returning((clients::points, clients::points_lifetime, clients::points_all_time));
+            let row = KeptPrepared(update)
                 .get_result::<(i64, i64, i64)>(self)
                 .await
                 .optional()?;
@@ -132,18 +134,16 @@ impl_for_each_backend! {
             client: &ClientId,
             at: Timestamp,
         ) -> Result<(), DbError> {
-            diesel::update(clients::table)
+            let update = diesel::update(clients::table)
                 .filter(clients::shop_id.eq(shop.as_str()))
                 .filter(clients::id.eq(client.as_str()))
-                .set(clients::tier_achieved_at_ms.eq(Some(at.millis())))
-                .execute(self)
-                .await?;
+                .set(clients::tier_achieved_at_ms.eq(Some(at.millis())));
+            KeptPrepared(update).execute(self).await?;
             Ok(())
         }
 
         async fn insert_points_adjustment(&mut self, row: &PointsAdjustmentRow) -> Result<(), DbError> {
-            diesel::insert_into(loyalty_adjustments::table)
-                .values(row)
+            KeptPrepared(diesel::insert_into(loyalty_adjustments::table).values(row))
                 .execute(self)
                 .await?;
             Ok(())

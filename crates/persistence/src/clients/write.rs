@@ -32,6 +32,7 @@ use crate::rows::{
     ApiWrite, ClientContactChangeset, CreateRecorded, NewClientRow, WriteAction, WrittenResource,
 };
 use crate::schema::clients;
+use crate::sql::kept_prepared::KeptPrepared;
 use crate::stock::adjust::{AdjustQueries, deciding_again};
 use crate::webhooks::outbox::{self, Outbox, OutboxQueries};
 use crate::write_log::WriteLog;
@@ -85,7 +86,9 @@ impl_for_each_backend! {
         }
 
         async fn insert_client(&mut self, row: &NewClientRow) -> Result<(), DbError> {
-            diesel::insert_into(clients::table).values(row).execute(self).await?;
+            KeptPrepared(diesel::insert_into(clients::table).values(row))
+                .execute(self)
+                .await?;
             Ok(())
         }
 
@@ -95,12 +98,11 @@ impl_for_each_backend! {
             id: &ClientId,
             changes: &ClientContactChangeset,
         ) -> Result<(), DbError> {
-            diesel::update(clients::table)
+            let update = diesel::update(clients::table)
                 .filter(clients::shop_id.eq(shop.as_str()))
                 .filter(clients::id.eq(id.as_str()))
-                .set(changes)
-                .execute(self)
-                .await?;
+                .set(changes);
+            KeptPrepared(update).execute(self).await?;
             Ok(())
         }
     }

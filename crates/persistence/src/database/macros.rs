@@ -88,11 +88,16 @@ macro_rules! in_transaction {
             $crate::database::Pool::Sqlite(pools) => match db.write_turn().await {
                 Ok(_turn) => match db.acquire(pools.writes.get()).await {
                     Ok(mut object) => {
-                        object
-                            .immediate_transaction(
-                                async move |$conn: &mut $crate::database::SqliteConn| $body,
-                            )
-                            .await
+                        let writer: &mut $crate::database::SqliteConn = &mut object;
+                        match $crate::database::write_runner::begin_immediate(writer).await {
+                            Ok(()) => {
+                                let body = async |$conn: &mut $crate::database::SqliteConn| $body;
+                                let outcome = body(&mut *writer).await;
+                                $crate::database::write_runner::end_transaction(writer, outcome)
+                                    .await
+                            }
+                            Err(error) => Err(error.into()),
+                        }
                     }
                     Err(error) => Err(error.into()),
                 },
@@ -115,16 +120,21 @@ pub(crate) use in_transaction;
 
 /// `write_transaction!(db, write(command))`: an API write, `write(conn, command, outbox)`, in
 /// one transaction that rolls back when it took longer than the sync contract allows
-/// ([`WriteSpan`](super::write_span::WriteSpan)). A macro because `in_transaction!`'s body is
-/// a closure of each backend's connection, which a generic function could not pass on.
+/// ([`WriteSpan`](super::write_span::WriteSpan)). On SQLite its statements run on the calling
+/// thread between `BEGIN` and `COMMIT` (`write_runner.rs`): an API write is a handful of
+/// statements, unlike an import. A macro because `in_transaction!`'s body is a closure of
+/// each backend's connection, which a generic function could not pass on.
 macro_rules! write_transaction {
     ($db:expr, $write:ident($command:expr)) => {{
         let db: &$crate::database::Database = $db;
         let span = $crate::database::write_span::WriteSpan::start();
         $crate::database::in_transaction!(db, |conn| {
-            let result = $write(conn, $command, db.outbox.as_deref()).await?;
-            span.check()?;
-            Ok::<_, $crate::error::DbError>(result)
+            $crate::database::write_runner::between_begin_and_commit(async move {
+                let result = $write(conn, $command, db.outbox.as_deref()).await?;
+                span.check()?;
+                Ok::<_, $crate::error::DbError>(result)
+            })
+            .await
         })
     }};
 }

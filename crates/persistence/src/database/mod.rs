@@ -40,6 +40,7 @@ mod replication;
 mod url;
 pub(crate) mod write_locks;
 mod write_queue;
+pub(crate) mod write_runner;
 pub(crate) mod write_span;
 
 use std::fmt;
@@ -71,8 +72,9 @@ pub use url::DatabaseUrl;
 /// SQLite's synchronous connection, its statements run by `R` (see [`SqliteRunner`]).
 pub(crate) type SqliteOn<R> = SyncConnectionWrapper<SqliteConnection, R>;
 
-/// A SQLite connection of the writers' pool, run on tokio's blocking threads by diesel-async.
-pub(crate) type SqliteConn = SyncConnectionWrapper<SqliteConnection>;
+/// A SQLite connection of the writers' pool, run on tokio's blocking threads but for an API
+/// write's statements (`write_runner.rs`).
+pub(crate) type SqliteConn = SqliteOn<write_runner::WriterRunner>;
 
 /// A SQLite connection of the readers' pool, run on the calling thread (`calling_thread.rs`).
 pub(crate) type SqliteReader = SqliteOn<OnCallingThread>;
@@ -101,7 +103,7 @@ pub struct Database {
     /// Wakes this process's webhook workers after a commit that appended events.
     pub(crate) events_wake: Arc<tokio::sync::Notify>,
     /// On PostgreSQL, the task that wakes the other instances' (`webhooks/announce.rs`).
-    pub(crate) announcer: Arc<std::sync::OnceLock<Arc<tokio::sync::Notify>>>,
+    pub(crate) announcer: Arc<std::sync::OnceLock<crate::webhooks::announce::Announcer>>,
     /// On PostgreSQL, the delivery workers' one connection (opened at their first turn): a
     /// busy API never makes them wait for one, and its planner settings are theirs alone.
     pub(crate) queue_pool: Option<DeadPool<AsyncPgConnection>>,

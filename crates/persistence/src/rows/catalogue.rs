@@ -17,7 +17,7 @@ use crate::error::DbError;
 use crate::schema::{brands, categories, products, variants};
 use crate::sql::parents_then_children::ChildRow;
 
-#[derive(Insertable, AsChangeset)]
+#[derive(Insertable, AsChangeset, PartialEq)]
 #[diesel(table_name = categories, check_for_backend(Sqlite, Pg))]
 pub(crate) struct CategoryRow {
     pub id: String,
@@ -25,7 +25,7 @@ pub(crate) struct CategoryRow {
     pub name: String,
 }
 
-#[derive(Insertable, AsChangeset)]
+#[derive(Insertable, AsChangeset, PartialEq)]
 #[diesel(table_name = brands, check_for_backend(Sqlite, Pg))]
 pub(crate) struct BrandRow {
     pub id: String,
@@ -34,7 +34,7 @@ pub(crate) struct BrandRow {
 }
 
 /// A product row. As a changeset, `None` writes NULL (an import that drops an EAN clears it).
-#[derive(Queryable, Selectable, Insertable, AsChangeset)]
+#[derive(Queryable, Selectable, Insertable, AsChangeset, PartialEq)]
 #[diesel(table_name = products, check_for_backend(Sqlite, Pg))]
 #[diesel(treat_none_as_default_value = false, treat_none_as_null = true)]
 pub(crate) struct ProductRow {
@@ -182,7 +182,7 @@ impl ProductWithNames {
 
 /// A variant row. `search_text` is derived from the variant and its product, so it is written
 /// with every variant row and used only by `GET /stock`'s filter (never read into a `Variant`).
-#[derive(Queryable, Selectable, Insertable, AsChangeset)]
+#[derive(Queryable, Selectable, Insertable, AsChangeset, PartialEq)]
 #[diesel(table_name = variants, check_for_backend(Sqlite, Pg))]
 #[diesel(treat_none_as_default_value = false, treat_none_as_null = true)]
 pub(crate) struct VariantRow {

@@ -1,5 +1,6 @@
 //! Domain values for the tests, with defaults that each test overrides where it matters.
 
+use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use shop_domain::Timestamp;
@@ -23,11 +24,13 @@ use shop_domain::scope::ScopeSet;
 use shop_domain::shop::{Shop, ShopSlug, SubscriptionStatus};
 use shop_domain::stock::{AdjustmentReason, IdempotencyKey, StockDelta};
 use shop_domain::tax_rate::TaxRate;
+use shop_domain::webhook::NewEvent;
 use shop_ports::port::{
-    AdjustmentCommand, ApiKeyStore, IdempotencyClaim, ImportRepository, ShopStore,
+    AdjustmentCommand, ApiKeyStore, EventRenderer, IdGenerator, IdempotencyClaim, ImportRepository,
+    ShopStore,
 };
 
-use crate::Database;
+use crate::{Database, Outbox};
 
 pub fn at(millis: i64) -> Timestamp {
     Timestamp::from_millis(millis)
@@ -414,4 +417,34 @@ pub fn with_key(mut command: AdjustmentCommand, key: &str, fingerprint: &str) ->
         expired_before: command.at.plus_millis(-24 * 3_600 * 1_000),
     });
     command
+}
+
+/// The body names the event and its resource: enough to tell which event a claim sends.
+struct TypeAndResource;
+
+impl EventRenderer for TypeAndResource {
+    fn render(&self, event: &NewEvent) -> String {
+        format!(
+            r#"{{"id":"{}","type":"{}","resource":"{}"}}"#,
+            event.id,
+            event.event_type.as_str(),
+            event.resource_key()
+        )
+    }
+}
+
+struct Counter(AtomicUsize);
+
+impl IdGenerator for Counter {
+    fn new_id(&self) -> String {
+        format!("{:08}", self.0.fetch_add(1, Ordering::Relaxed))
+    }
+}
+
+/// The database, its writes appending their events to the outbox.
+pub fn with_outbox(db: &Database) -> Database {
+    db.clone().with_outbox(Outbox::new(
+        Arc::new(TypeAndResource),
+        Arc::new(Counter(AtomicUsize::new(0))),
+    ))
 }

@@ -4,6 +4,7 @@
 
 mod api_writes;
 mod bench_statements;
+mod bench_write_statements;
 mod bulk_load;
 mod catalogue;
 mod clients;

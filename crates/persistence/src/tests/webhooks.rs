@@ -2,8 +2,6 @@
 //! endpoints that receive each type (and only the shop's own), the claims that send only the
 //! newest pending event of a resource, and the endpoints' limit.
 
-use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use shop_domain::id::{ShopId, WebhookEndpointId};
@@ -12,49 +10,22 @@ use shop_domain::scope::ScopeSet;
 use shop_domain::shop::Shop;
 use shop_domain::webhook::{
     DeliveryStatus, EndpointUrl, EventData, EventSelection, EventType, MAX_ENDPOINTS_PER_SHOP,
-    NetworkPolicy, NewEvent, WebhookSecret, received_types,
+    NetworkPolicy, WebhookSecret, received_types,
 };
 use shop_ports::port::{
     AttemptRecord, ClaimRoom, DeliveryNext, DeliveryQuery, DeliveryQueue, DueWork, EndpointChange,
-    EndpointCreation, EventLog, EventQuery, EventRenderer, IdGenerator, ImportRepository,
-    LoggedEvent, NewEndpoint, StockRepository, TrackingOutcome, WebhookEndpointStore,
+    EndpointCreation, EventLog, EventQuery, ImportRepository, LoggedEvent, NewEndpoint,
+    StockRepository, TrackingOutcome, WebhookEndpointStore,
 };
 
-use super::fixtures::{adjustment, at, imported, keyed_shops, product, store_products};
-use super::{TestDb, test_databases};
+use super::fixtures::{
+    adjustment, at, imported, keyed_shops, product, store_products, with_outbox,
+};
+use super::test_databases;
+use crate::Database;
 use crate::database::in_transaction;
 use crate::error::DbError;
 use crate::webhooks::outbox;
-use crate::{Database, Outbox};
-
-/// The body names the event and its resource: enough to tell which event a claim sends.
-struct TypeAndResource;
-
-impl EventRenderer for TypeAndResource {
-    fn render(&self, event: &NewEvent) -> String {
-        format!(
-            r#"{{"id":"{}","type":"{}","resource":"{}"}}"#,
-            event.id,
-            event.event_type.as_str(),
-            event.resource_key()
-        )
-    }
-}
-
-struct Counter(AtomicUsize);
-
-impl IdGenerator for Counter {
-    fn new_id(&self) -> String {
-        format!("{:08}", self.0.fetch_add(1, Ordering::Relaxed))
-    }
-}
-
-fn with_outbox(t: &TestDb) -> Database {
-    t.db.clone().with_outbox(Outbox::new(
-        Arc::new(TypeAndResource),
-        Arc::new(Counter(AtomicUsize::new(0))),
-    ))
-}
 
 fn new_endpoint(shop: &Shop, id: &str, events: &[&str]) -> NewEndpoint {
     let scopes = ScopeSet::all();
@@ -182,7 +153,7 @@ fn success(claimed: &shop_ports::port::ClaimedDelivery, at_ms: i64) -> AttemptRe
 #[tokio::test]
 async fn an_adjustment_is_queued_for_the_shops_endpoints_that_receive_its_types_only() {
     for t in test_databases().await {
-        let db = with_outbox(&t);
+        let db = with_outbox(&t.db);
         let (a, b) = keyed_shops(&db).await;
         store_products(&db, &a, vec![imported(product("p1"))]).await;
         create(&db, new_endpoint(&a, "we_stock", &["stock.updated"])).await;
@@ -232,7 +203,7 @@ async fn an_adjustment_is_queued_for_the_shops_endpoints_that_receive_its_types_
 #[tokio::test]
 async fn only_the_newest_pending_event_of_a_resource_is_sent_and_one_attempt_at_a_time() {
     for t in test_databases().await {
-        let db = with_outbox(&t);
+        let db = with_outbox(&t.db);
         let (a, _) = keyed_shops(&db).await;
         store_products(&db, &a, vec![imported(product("p1"))]).await;
         create(&db, new_endpoint(&a, "we_1", &["stock.updated"])).await;
@@ -307,7 +278,7 @@ async fn only_the_newest_pending_event_of_a_resource_is_sent_and_one_attempt_at_
 #[tokio::test]
 async fn a_claim_whose_instance_died_is_taken_over_once_expired() {
     for t in test_databases().await {
-        let db = with_outbox(&t);
+        let db = with_outbox(&t.db);
         let (a, _) = keyed_shops(&db).await;
         store_products(&db, &a, vec![imported(product("p1"))]).await;
         create(&db, new_endpoint(&a, "we_1", &["*"])).await;
@@ -339,7 +310,7 @@ async fn a_claim_whose_instance_died_is_taken_over_once_expired() {
 #[tokio::test]
 async fn a_shop_holds_at_most_its_limit_of_endpoints_and_a_disabled_one_is_not_fed() {
     for t in test_databases().await {
-        let db = with_outbox(&t);
+        let db = with_outbox(&t.db);
         let (a, b) = keyed_shops(&db).await;
         store_products(&db, &a, vec![imported(product("p1"))]).await;
         for n in 0..MAX_ENDPOINTS_PER_SHOP {
@@ -428,7 +399,7 @@ fn pairs(expected: &[(&str, &str)]) -> Vec<(String, String)> {
 #[tokio::test]
 async fn an_import_logs_one_event_per_row_it_changed_and_an_identical_one_none() {
     for t in test_databases().await {
-        let db = with_outbox(&t);
+        let db = with_outbox(&t.db);
         let (a, b) = keyed_shops(&db).await;
         let file = || ShopImport {
             products: vec![imported(product("p1"))],
@@ -472,7 +443,7 @@ async fn an_import_logs_one_event_per_row_it_changed_and_an_identical_one_none()
 #[tokio::test]
 async fn a_refused_import_and_a_refused_adjustment_log_nothing() {
     for t in test_databases().await {
-        let db = with_outbox(&t);
+        let db = with_outbox(&t.db);
         let (a, b) = keyed_shops(&db).await;
         store_products(&db, &b, vec![imported(product("theirs"))]).await;
         // A file naming another shop's product is refused whole: its own product too.
@@ -491,7 +462,7 @@ async fn a_refused_import_and_a_refused_adjustment_log_nothing() {
 #[tokio::test]
 async fn a_switch_of_tracking_logs_the_stock_entry_and_its_product() {
     for t in test_databases().await {
-        let db = with_outbox(&t);
+        let db = with_outbox(&t.db);
         let (a, _) = super::tracking::owned_shops(&t).await;
         store_products(&db, &a, vec![imported(product("p1"))]).await;
         let before = logged(&db, &a.id).await.len();
@@ -533,7 +504,7 @@ async fn an_event_committed_late_is_listed_after_the_positions_read_before_its_c
         if t.backend() != "postgres" {
             continue;
         }
-        let db = with_outbox(&t);
+        let db = with_outbox(&t.db);
         let (a, _) = keyed_shops(&db).await;
         let outbox = db.outbox.clone().unwrap();
         let (drawn, drawn_seen) = tokio::sync::oneshot::channel();
@@ -589,7 +560,7 @@ fn failure(
 #[tokio::test]
 async fn a_batch_is_claimed_and_recorded_at_once_each_pair_and_endpoint_moving_on_its_own() {
     for t in test_databases().await {
-        let db = with_outbox(&t);
+        let db = with_outbox(&t.db);
         let a = two_products_and_endpoints(&db, ["we_up", "we_down"]).await;
         for (variant, at_ms) in [("p1-v0", 7_000), ("p2-v0", 7_001)] {
             db.adjust_stock(&adjustment(&a, variant, 1, at_ms))
@@ -682,7 +653,7 @@ async fn a_batch_is_claimed_and_recorded_at_once_each_pair_and_endpoint_moving_o
 #[tokio::test]
 async fn a_sqlite_server_starting_again_releases_its_previous_runs_claims_at_once() {
     for t in test_databases().await {
-        let db = with_outbox(&t);
+        let db = with_outbox(&t.db);
         let (a, _) = keyed_shops(&db).await;
         store_products(&db, &a, vec![imported(product("p1"))]).await;
         create(&db, new_endpoint(&a, "we_1", &["stock.updated"])).await;
@@ -712,7 +683,7 @@ async fn a_sqlite_server_starting_again_releases_its_previous_runs_claims_at_onc
 #[tokio::test]
 async fn one_endpoints_backlog_never_hides_another_endpoints_due_delivery() {
     for t in test_databases().await {
-        let db = with_outbox(&t);
+        let db = with_outbox(&t.db);
         let (a, _) = keyed_shops(&db).await;
         let products = (0..20).map(|n| imported(product(&format!("p{n}"))));
         store_products(&db, &a, products.collect()).await;
@@ -784,7 +755,7 @@ async fn queue_rows_of(db: &Database, endpoint: &str) -> (i64, i64, i64) {
 #[tokio::test]
 async fn an_attempt_that_ends_after_its_endpoints_deletion_leaves_nothing_behind() {
     for t in test_databases().await {
-        let db = with_outbox(&t);
+        let db = with_outbox(&t.db);
         let a = two_products_and_endpoints(&db, ["we_gone", "we_kept"]).await;
         db.adjust_stock(&adjustment(&a, "p1-v0", 1, 7_000))
             .await

@@ -41,9 +41,9 @@ pub(crate) const QUEUED_DELIVERY_COLUMNS: (
 
 /// `queue_fanned_out!(conn, on: join, events: filter)`: the `INSERT … SELECT` of a pending
 /// delivery for each (event, endpoint) pair that `join` matches, among the events `filter`
-/// keeps. Both databases' fan-outs run it (PostgreSQL at the write, SQLite in the workers'
-/// turn: `webhooks/outbox.rs`, `webhooks/queue/fan_out.rs`), kept prepared: the callers'
-/// SQL never varies. A delivery queued already (by a recovery) is left as it is.
+/// keeps: SQLite's fan-out, in the workers' turn (`webhooks/queue/fan_out.rs`; PostgreSQL's,
+/// at the write, reads no event back: `webhooks/outbox.rs`), kept prepared: the callers' SQL
+/// never varies. A delivery queued already (by a recovery) is left as it is.
 macro_rules! queue_fanned_out {
     ($conn:expr, on: $join:expr, events: $filter:expr) => {{
         use diesel::prelude::*;

@@ -1,7 +1,7 @@
 //! Webhooks' tables: the outbox the writes append to (`outbox.rs`), the shop's endpoints
 //! (`endpoints.rs`), and the delivery queue the workers claim from (`queue.rs`).
 
-mod announce;
+pub(crate) mod announce;
 pub(crate) mod deliveries;
 mod endpoints;
 mod events;

@@ -14,7 +14,7 @@
 use std::sync::Arc;
 
 use diesel::prelude::*;
-use diesel::sql_types::{BigInt, Text};
+use diesel::sql_types::{BigInt, Integer, Nullable, Text};
 use diesel_async::RunQueryDsl;
 use shop_domain::Timestamp;
 use shop_domain::catalogue::Product;
@@ -22,11 +22,11 @@ use shop_domain::id::{EventId, ProductId, ShopId, VariantId};
 use shop_domain::webhook::{EventData, EventType, NewEvent, StockCause, stock_entry_of};
 use shop_ports::port::{EventRenderer, IdGenerator};
 
-use super::deliveries::queue_fanned_out;
+use super::deliveries::QUEUED_DELIVERY_COLUMNS;
 use crate::catalogue::{CatalogueQueries, Selection};
 use crate::database::impl_for_each_backend;
 use crate::error::DbError;
-use crate::schema::{webhook_endpoints, webhook_events};
+use crate::schema::{webhook_deliveries, webhook_endpoints, webhook_events};
 use crate::sql::kept_prepared::KeptPrepared;
 
 /// The PostgreSQL channel the workers `LISTEN` on.
@@ -81,12 +81,12 @@ pub(crate) trait OutboxQueries {
         events: &[(&NewEvent, String)],
     ) -> impl Future<Output = Result<Vec<i64>, DbError>> + Send;
 
-    /// Queues the events `seqs` (this transaction's own) for each of the shop's enabled
-    /// endpoints that receives its type: one statement for them all.
+    /// Queues `events` (this transaction's own, with their sequence numbers) for each of the
+    /// shop's enabled endpoints that receives its type.
     fn fan_out(
         &mut self,
         shop: &ShopId,
-        seqs: &[i64],
+        events: &[(i64, &NewEvent)],
     ) -> impl Future<Output = Result<(), DbError>> + Send;
 }
 
@@ -121,18 +121,21 @@ impl_for_each_backend! {
                     body: body.as_str(),
                     created_at_ms: event.at.millis(),
                 };
-                let seq: i64 = diesel::insert_into(webhook_events::table)
+                let insert = diesel::insert_into(webhook_events::table)
                     .values(&row)
-                    .returning(webhook_events::seq)
-                    .get_result(&mut *self)
-                    .await?;
+                    .returning(webhook_events::seq);
+                let seq: i64 = KeptPrepared(insert).get_result(&mut *self).await?;
                 seqs.push(seq);
             }
             Ok(seqs)
         }
 
-        async fn fan_out(&mut self, shop: &ShopId, seqs: &[i64]) -> Result<(), DbError> {
-            self.queue_deliveries(shop, seqs).await
+        async fn fan_out(
+            &mut self,
+            shop: &ShopId,
+            events: &[(i64, &NewEvent)],
+        ) -> Result<(), DbError> {
+            self.queue_deliveries(shop, events).await
         }
     }
 }
@@ -140,34 +143,62 @@ impl_for_each_backend! {
 /// How this transaction's events reach the endpoints that receive them, which differs by
 /// database (see the module's documentation).
 trait QueuesDeliveries {
+    /// `events`: this transaction's, each with the sequence number it was given.
     fn queue_deliveries(
         &mut self,
         shop: &ShopId,
-        seqs: &[i64],
+        events: &[(i64, &NewEvent)],
     ) -> impl Future<Output = Result<(), DbError>> + Send;
 }
 
-/// PostgreSQL: the deliveries themselves, in the write's transaction (one `INSERT … SELECT`).
-/// Its events are not numbered in commit order, so no reader could tell later which
-/// events it has fanned out.
+/// PostgreSQL: the deliveries themselves, in the write's transaction (an `INSERT … SELECT`
+/// of the shop's endpoints per event). Its events are not numbered in commit order, so no
+/// reader could tell later which events it has fanned out.
+///
+/// The statement takes the event's values from its binds rather than reading them back from
+/// `webhook_events`: kept prepared, a read of that table would run under the plan made when
+/// the table was small (a scan of all of it), however large it grows until its next
+/// `ANALYZE` (docs/performance-log.md, "The API v2 writes: what the request did that its
+/// ceiling did not").
 impl QueuesDeliveries for diesel_async::AsyncPgConnection {
-    async fn queue_deliveries(&mut self, shop: &ShopId, seqs: &[i64]) -> Result<(), DbError> {
-        let receives_it = webhook_endpoints::receives.like(
-            "%,".into_sql::<Text>()
-                .concat(webhook_events::event_type)
-                .concat(",%"),
-        );
-        queue_fanned_out!(
-            self,
-            on: webhook_endpoints::shop_id
-                .eq(webhook_events::shop_id)
-                .and(webhook_endpoints::status.eq("enabled"))
-                .and(receives_it),
-            events: webhook_events::shop_id
-                .eq(shop.as_str())
-                .and(webhook_events::seq.eq_any(seqs))
-        )
-        .await?;
+    async fn queue_deliveries(
+        &mut self,
+        shop: &ShopId,
+        events: &[(i64, &NewEvent)],
+    ) -> Result<(), DbError> {
+        for (seq, event) in events {
+            let at = event.at.millis();
+            let pairs = webhook_endpoints::table
+                .filter(webhook_endpoints::shop_id.eq(shop.as_str()))
+                .filter(webhook_endpoints::status.eq("enabled"))
+                .filter(
+                    webhook_endpoints::receives.like(format!("%,{},%", event.event_type.as_str())),
+                )
+                .select((
+                    // The delivery's id: the event's position and the endpoint's id, as the
+                    // SQLite workers' fan-out makes it (`queue_fanned_out!`).
+                    format!("dlv_{seq}_")
+                        .into_sql::<Text>()
+                        .concat(webhook_endpoints::id),
+                    webhook_endpoints::shop_id,
+                    webhook_endpoints::id,
+                    seq.into_sql::<BigInt>(),
+                    event.resource_key().into_sql::<Text>(),
+                    "pending".into_sql::<Text>(),
+                    0.into_sql::<Integer>(),
+                    Some(at).into_sql::<Nullable<BigInt>>(),
+                    at.into_sql::<BigInt>(),
+                    at.into_sql::<BigInt>(),
+                ));
+            KeptPrepared(
+                diesel::insert_into(webhook_deliveries::table)
+                    .values(pairs)
+                    .into_columns(QUEUED_DELIVERY_COLUMNS)
+                    .on_conflict_do_nothing(),
+            )
+            .execute(self)
+            .await?;
+        }
         Ok(())
     }
 }
@@ -179,8 +210,13 @@ impl QueuesDeliveries for diesel_async::AsyncPgConnection {
 /// on SQLite's one writer cost every write its share (docs/PERFORMANCE.md, "Webhooks").
 /// This transaction's events are numbered `min..=max` of `seqs`: no other writer ran between.
 impl<R: crate::database::SqliteRunner> QueuesDeliveries for crate::database::SqliteOn<R> {
-    async fn queue_deliveries(&mut self, shop: &ShopId, seqs: &[i64]) -> Result<(), DbError> {
-        let (Some(first), Some(last)) = (seqs.iter().min(), seqs.iter().max()) else {
+    async fn queue_deliveries(
+        &mut self,
+        shop: &ShopId,
+        events: &[(i64, &NewEvent)],
+    ) -> Result<(), DbError> {
+        let seqs = || events.iter().map(|(seq, _)| *seq);
+        let (Some(first), Some(last)) = (seqs().min(), seqs().max()) else {
             return Ok(());
         };
         KeptPrepared(
@@ -192,8 +228,8 @@ impl<R: crate::database::SqliteRunner> QueuesDeliveries for crate::database::Sql
                  WHERE shop_id = ? AND seq BETWEEN ? AND ?",
             )
             .bind::<Text, _>(shop.as_str())
-            .bind::<BigInt, _>(*first)
-            .bind::<BigInt, _>(*last),
+            .bind::<BigInt, _>(first)
+            .bind::<BigInt, _>(last),
         )
         .execute(self)
         .await?;
@@ -261,5 +297,6 @@ pub(crate) async fn append<C: OutboxQueries + Send>(
         .map(|event| (event, outbox.renderer.render(event)))
         .collect();
     let seqs = conn.insert_events(shop, &rendered).await?;
-    conn.fan_out(shop, &seqs).await
+    let numbered: Vec<(i64, &NewEvent)> = seqs.into_iter().zip(events).collect();
+    conn.fan_out(shop, &numbered).await
 }

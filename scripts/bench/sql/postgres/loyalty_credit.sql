@@ -10,8 +10,8 @@
 -- The first statement is not part of the request: it makes this transaction's values, which
 -- the application makes in memory (fresh ids, the time, its constant binds). `pgbench -r`
 -- shows its share of the latency. One difference with the log, forced by pgbench: the
--- fan-out's `= ANY($9)`, given the array `{seq}`, is `= ANY(ARRAY[CAST(:seq AS BIGINT)])`. No row lock of
--- its own: the relative UPDATE takes the client's.
+-- fan-out's delivery id prefix, bound as `'dlv_<seq>_'` by the application, is made in SQL
+-- from the event's `seq`. No row lock of its own: the relative UPDATE takes the client's.
 
 \set delta 1
 \set lowest -9223372036854775807 - 1
@@ -23,7 +23,7 @@ SELECT t.id AS credited_id, 'lpa_' || gen_random_uuid() AS adjustment_id,
        (extract(epoch FROM clock_timestamp()) * 1000)::bigint AS now_ms,
        'bench' AS reason, 'client.updated' AS event_type, 'client:' || t.id AS resource,
        'dlv_' AS dlv, '_' AS sep, 'pending' AS pending, 0 AS zero, 'enabled' AS enabled,
-       '%,' AS like_head, ',%' AS like_tail
+       '%,client.updated,%' AS receives_pattern
 FROM bench_write_targets t
 WHERE t.kind = 'client' AND t.k = :k
 \gset
@@ -40,5 +40,5 @@ INSERT INTO "loyalty_adjustments" ("id", "shop_id", "client_id", "delta", "previ
 -- its deliveries to the enabled endpoints.
 SELECT "clients"."id", "clients"."shop_id", "clients"."name", "clients"."display_name", "clients"."phone", "clients"."email", "clients"."billing_company", "clients"."billing_vat_number", "clients"."billing_address", "clients"."billing_city", "clients"."billing_postal_code", "clients"."billing_country", "clients"."birth_date", "clients"."points", "clients"."points_expires_at_ms", "clients"."points_lifetime", "clients"."points_all_time", "clients"."tier_achieved_at_ms", "clients"."receipt_by_email", "clients"."tags", "clients"."created_at_ms", "clients"."updated_at_ms" FROM "clients" WHERE (("clients"."shop_id" = :shop_id) AND ("clients"."id" = :credited_id)) ORDER BY "clients"."id" ASC;
 INSERT INTO "webhook_events" ("id", "shop_id", "type", "resource", "body", "created_at_ms") VALUES (:event_id, :shop_id, :event_type, :resource, :event_body, :now_ms) RETURNING "webhook_events"."seq" \gset
-INSERT INTO "webhook_deliveries" ("id", "shop_id", "endpoint_id", "event_seq", "resource", "status", "attempts", "next_attempt_at_ms", "created_at_ms", "updated_at_ms") SELECT ((((((:dlv || CAST(webhook_events.seq AS TEXT))) || :sep)) || "webhook_endpoints"."id")), "webhook_events"."shop_id", "webhook_endpoints"."id", "webhook_events"."seq", "webhook_events"."resource", :pending, :zero, "webhook_events"."created_at_ms", "webhook_events"."created_at_ms", "webhook_events"."created_at_ms" FROM ("webhook_events" INNER JOIN "webhook_endpoints" ON ((("webhook_endpoints"."shop_id" = "webhook_events"."shop_id") AND ("webhook_endpoints"."status" = :enabled)) AND ("webhook_endpoints"."receives" LIKE ((((:like_head || "webhook_events"."type")) || :like_tail))))) WHERE (("webhook_events"."shop_id" = :shop_id) AND ("webhook_events"."seq" = ANY(ARRAY[CAST(:seq AS BIGINT)]))) ON CONFLICT DO NOTHING;
+INSERT INTO "webhook_deliveries" ("id", "shop_id", "endpoint_id", "event_seq", "resource", "status", "attempts", "next_attempt_at_ms", "created_at_ms", "updated_at_ms") SELECT (((:dlv || CAST(:seq AS TEXT) || :sep) || "webhook_endpoints"."id")), "webhook_endpoints"."shop_id", "webhook_endpoints"."id", :seq, :resource, :pending, :zero, :now_ms, :now_ms, :now_ms FROM "webhook_endpoints" WHERE ((("webhook_endpoints"."shop_id" = :shop_id) AND ("webhook_endpoints"."status" = :enabled)) AND ("webhook_endpoints"."receives" LIKE :receives_pattern)) ON CONFLICT DO NOTHING;
 COMMIT;

@@ -14,8 +14,9 @@
 -- constant binds). `pgbench -r` shows its share of the latency.
 -- Two differences with the log, both forced by pgbench: the product's compare-at price, NULL
 -- in this shape, is written NULL where the application binds NULL ($9, $28: pgbench binds
--- text only); and the fan-out's `= ANY($9)`, given the array `{seq}`, is `= ANY(ARRAY[CAST(:seq AS BIGINT)])`
--- (pgbench cannot build text from the RETURNING it reads).
+-- text only); and the fan-out's delivery id prefix, bound as `'dlv_<seq>_'` by the
+-- application ($1), is made in SQL from the event's `seq` (pgbench cannot build text from the
+-- RETURNING it reads).
 
 \set one 1
 \set k (:client_id + :clients * :turn) % :targets
@@ -25,23 +26,15 @@ SELECT t.id AS product_id, p.name AS p_name, p.product_type AS p_type, p.ean AS 
        p.sku AS p_sku, p.list_price_cents AS p_list_price, p.promo_active AS p_promo,
        p.tax_rate_hundredths AS p_tax, p.active AS p_active, p.track_stock AS p_track,
        p.tags AS p_tags, p.photos AS p_photos, p.search_text AS p_search,
-       p.created_at_ms AS p_created, c.id AS category_id, c.name AS category_name,
-       b.id AS brand_id, b.name AS brand_name, v.id AS variant_id, v.label AS v_label,
-       v.sku AS v_sku, v.barcode AS v_barcode, v.swatch_color AS v_swatch,
-       v.price_cents AS v_price, v.stock AS v_stock, v.low_stock_threshold AS v_threshold,
-       v.is_default AS v_default, v.active AS v_active, v.track_stock AS v_track,
-       v.position AS v_position, v.search_text AS v_search,
+       p.created_at_ms AS p_created, p.category_id AS category_id, p.brand_id AS brand_id,
        'wrt_' || gen_random_uuid() AS write_id, 'evt_' || gen_random_uuid() AS event_id,
        (extract(epoch FROM clock_timestamp()) * 1000)::bigint AS now_ms,
        '' AS empty, 'product' AS resource_kind, 'updated' AS action,
        '["priceCents"]' AS changed, 'product.updated' AS event_type,
        'product:' || t.id AS resource, 'dlv_' AS dlv, '_' AS sep, 'pending' AS pending,
-       0 AS zero, 'enabled' AS enabled, '%,' AS like_head, ',%' AS like_tail
+       0 AS zero, 'enabled' AS enabled, '%,product.updated,%' AS receives_pattern
 FROM bench_write_targets t
 JOIN products p ON p.shop_id = :shop_id AND p.id = t.id
-JOIN variants v ON v.shop_id = p.shop_id AND v.product_id = p.id
-JOIN categories c ON c.shop_id = p.shop_id AND c.id = p.category_id
-JOIN brands b ON b.shop_id = p.shop_id AND b.id = p.brand_id
 WHERE t.kind = 'product' AND t.k = :k
 \gset
 BEGIN;
@@ -50,14 +43,11 @@ SELECT "products"."id" FROM "products" WHERE (("products"."shop_id" = :shop_id) 
 SELECT "variants"."id" FROM "variants" WHERE (("variants"."shop_id" = :shop_id) AND ("variants"."product_id" = :product_id)) ORDER BY "variants"."id" ASC FOR NO KEY UPDATE;
 -- The product as it is, with its variants (the statement of product.sql).
 (SELECT "products"."id", "products"."shop_id", "products"."name", "products"."product_type", "products"."ean", "products"."sku", "products"."price_cents", "products"."list_price_cents", "products"."compare_at_price_cents", "products"."promo_active", "products"."tax_rate_hundredths", "products"."active", "products"."track_stock", "products"."tags", "products"."photos", "products"."category_id", "products"."brand_id", :empty, "products"."created_at_ms", "products"."updated_at_ms", "categories"."name", "brands"."name", NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL FROM (("products" LEFT OUTER JOIN "categories" ON (("categories"."id" = "products"."category_id") AND ("categories"."shop_id" = "products"."shop_id"))) LEFT OUTER JOIN "brands" ON (("brands"."id" = "products"."brand_id") AND ("brands"."shop_id" = "products"."shop_id"))) WHERE (("products"."shop_id" = :shop_id) AND ("products"."id" = :product_id)) ORDER BY "products"."id" ASC LIMIT 1) UNION ALL (SELECT NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, "variants"."id", "variants"."shop_id", "variants"."product_id", "variants"."label", "variants"."sku", "variants"."barcode", "variants"."swatch_color", "variants"."price_cents", "variants"."stock", "variants"."low_stock_threshold", "variants"."is_default", "variants"."active", "variants"."track_stock", "variants"."position", :empty FROM "variants" WHERE (("variants"."shop_id" = :shop_id) AND ("variants"."product_id" = :product_id)));
--- The whole product written back: its category, brand, row and variants, upserted
--- (catalogue/write.rs, the import's statements).
-INSERT INTO "categories" ("id", "shop_id", "name") VALUES (:category_id, :shop_id, :category_name) ON CONFLICT ("id") DO UPDATE SET "shop_id" = :shop_id, "name" = :category_name WHERE ("categories"."shop_id" = :shop_id);
-INSERT INTO "brands" ("id", "shop_id", "name") VALUES (:brand_id, :shop_id, :brand_name) ON CONFLICT ("id") DO UPDATE SET "shop_id" = :shop_id, "name" = :brand_name WHERE ("brands"."shop_id" = :shop_id);
+-- The rows that changed written back, upserted (catalogue/write.rs, the import's statements):
+-- for a new price, the product's row alone (its category, brand and variant are as stored).
 INSERT INTO "products" ("id", "shop_id", "name", "product_type", "ean", "sku", "price_cents", "list_price_cents", "compare_at_price_cents", "promo_active", "tax_rate_hundredths", "active", "track_stock", "tags", "photos", "category_id", "brand_id", "search_text", "created_at_ms", "updated_at_ms") VALUES (:product_id, :shop_id, :p_name, :p_type, :p_ean, :p_sku, :price, :p_list_price, NULL, :p_promo, :p_tax, :p_active, :p_track, :p_tags, :p_photos, :category_id, :brand_id, :p_search, :p_created, :now_ms) ON CONFLICT ("id") DO UPDATE SET "shop_id" = :shop_id, "name" = :p_name, "product_type" = :p_type, "ean" = :p_ean, "sku" = :p_sku, "price_cents" = :price, "list_price_cents" = :p_list_price, "compare_at_price_cents" = NULL, "promo_active" = :p_promo, "tax_rate_hundredths" = :p_tax, "active" = :p_active, "track_stock" = :p_track, "tags" = :p_tags, "photos" = :p_photos, "category_id" = :category_id, "brand_id" = :brand_id, "search_text" = :p_search, "created_at_ms" = :p_created, "updated_at_ms" = :now_ms WHERE ("products"."shop_id" = :shop_id);
-INSERT INTO "variants" ("id", "shop_id", "product_id", "label", "sku", "barcode", "swatch_color", "price_cents", "stock", "low_stock_threshold", "is_default", "active", "track_stock", "position", "search_text", "stock_updated_at_ms") VALUES (:variant_id, :shop_id, :product_id, :v_label, :v_sku, :v_barcode, :v_swatch, :v_price, :v_stock, :v_threshold, :v_default, :v_active, :v_track, :v_position, :v_search, :now_ms) ON CONFLICT ("id") DO UPDATE SET "shop_id" = :shop_id, "product_id" = :product_id, "label" = :v_label, "sku" = :v_sku, "barcode" = :v_barcode, "swatch_color" = :v_swatch, "price_cents" = :v_price, "stock" = :v_stock, "low_stock_threshold" = :v_threshold, "is_default" = :v_default, "active" = :v_active, "track_stock" = :v_track, "position" = :v_position, "search_text" = :v_search WHERE (("variants"."shop_id" = :shop_id) AND ("variants"."product_id" = :product_id));
 -- The console's activity line, the event and its deliveries to the enabled endpoints.
 INSERT INTO "api_writes" ("id", "shop_id", "api_key_prefix", "resource", "resource_id", "action", "changed", "created_at_ms") VALUES (:write_id, :shop_id, :key_prefix, :resource_kind, :product_id, :action, :changed, :now_ms);
 INSERT INTO "webhook_events" ("id", "shop_id", "type", "resource", "body", "created_at_ms") VALUES (:event_id, :shop_id, :event_type, :resource, :event_body, :now_ms) RETURNING "webhook_events"."seq" \gset
-INSERT INTO "webhook_deliveries" ("id", "shop_id", "endpoint_id", "event_seq", "resource", "status", "attempts", "next_attempt_at_ms", "created_at_ms", "updated_at_ms") SELECT ((((((:dlv || CAST(webhook_events.seq AS TEXT))) || :sep)) || "webhook_endpoints"."id")), "webhook_events"."shop_id", "webhook_endpoints"."id", "webhook_events"."seq", "webhook_events"."resource", :pending, :zero, "webhook_events"."created_at_ms", "webhook_events"."created_at_ms", "webhook_events"."created_at_ms" FROM ("webhook_events" INNER JOIN "webhook_endpoints" ON ((("webhook_endpoints"."shop_id" = "webhook_events"."shop_id") AND ("webhook_endpoints"."status" = :enabled)) AND ("webhook_endpoints"."receives" LIKE ((((:like_head || "webhook_events"."type")) || :like_tail))))) WHERE (("webhook_events"."shop_id" = :shop_id) AND ("webhook_events"."seq" = ANY(ARRAY[CAST(:seq AS BIGINT)]))) ON CONFLICT DO NOTHING;
+INSERT INTO "webhook_deliveries" ("id", "shop_id", "endpoint_id", "event_seq", "resource", "status", "attempts", "next_attempt_at_ms", "created_at_ms", "updated_at_ms") SELECT (((:dlv || CAST(:seq AS TEXT) || :sep) || "webhook_endpoints"."id")), "webhook_endpoints"."shop_id", "webhook_endpoints"."id", :seq, :resource, :pending, :zero, :now_ms, :now_ms, :now_ms FROM "webhook_endpoints" WHERE ((("webhook_endpoints"."shop_id" = :shop_id) AND ("webhook_endpoints"."status" = :enabled)) AND ("webhook_endpoints"."receives" LIKE :receives_pattern)) ON CONFLICT DO NOTHING;
 COMMIT;
