@@ -42,7 +42,7 @@ mod columns {
     pub const BRAND: usize = 3;
     pub const PRODUCT: usize = 20;
     pub const VARIANT: usize = 16;
-    pub const CLIENT: usize = 24;
+    pub const CLIENT: usize = 25;
     pub const ORDER: usize = 15;
     pub const ORDER_ITEM: usize = 12;
     pub const TICKET: usize = 5;

@@ -20,11 +20,13 @@ use super::fixtures::{
 };
 use super::test_databases;
 
-/// More rows of each wide table than one SQLite statement holds (`SQLITE_MAX_BINDS` over
-/// the row's columns), so that every batch takes several statements.
-const PRODUCTS: usize = 1_700;
-const CLIENTS: usize = 1_400;
-const ORDERS: usize = 2_200;
+/// More rows of each wide table than one statement holds on either database (its bind limit,
+/// `SQLITE_MAX_BINDS` or `POSTGRES_MAX_BINDS`, over the row's columns), so that every batch
+/// takes several statements: a column count below the row's makes a statement of more binds
+/// than PostgreSQL's protocol can carry, and fails here.
+const PRODUCTS: usize = 3_400;
+const CLIENTS: usize = 2_800;
+const ORDERS: usize = 4_400;
 
 fn product_at(n: usize) -> Product {
     let id = format!("bulk-p{n:05}");
