@@ -39,6 +39,16 @@ pub(crate) const QUEUED_DELIVERY_COLUMNS: (
     webhook_deliveries::updated_at_ms,
 );
 
+/// How a delivery's id begins: `dlv_<event position>_<endpoint id>`, unique and within the
+/// 64 characters of an id. The statements that queue many deliveries build the same text in
+/// SQL from this head.
+pub(crate) const DELIVERY_ID_HEAD: &str = "dlv_";
+
+/// A delivery's id up to its endpoint's id, for event `seq`.
+pub(crate) fn delivery_id_prefix(seq: i64) -> String {
+    format!("{DELIVERY_ID_HEAD}{seq}_")
+}
+
 /// `queue_fanned_out!(conn, on: join, events: filter)`: the `INSERT … SELECT` of a pending
 /// delivery for each (event, endpoint) pair that `join` matches, among the events `filter`
 /// keeps: SQLite's fan-out, in the workers' turn (`webhooks/queue/fan_out.rs`; PostgreSQL's,
@@ -48,9 +58,7 @@ macro_rules! queue_fanned_out {
     ($conn:expr, on: $join:expr, events: $filter:expr) => {{
         use diesel::prelude::*;
         use diesel::sql_types::{Integer, Text};
-        // The delivery's id: the event's position and the endpoint's id, unique and
-        // within the 64 characters of an id.
-        let delivery_id = "dlv_"
+        let delivery_id = $crate::webhooks::deliveries::DELIVERY_ID_HEAD
             .into_sql::<Text>()
             .concat(diesel::dsl::sql::<Text>("CAST(webhook_events.seq AS TEXT)"))
             .concat("_")
@@ -199,7 +207,7 @@ impl_for_each_backend! {
         ) -> Result<(), DbError> {
             diesel::insert_into(webhook_deliveries::table)
                 .values((
-                    webhook_deliveries::id.eq(format!("dlv_{seq}_{endpoint}")),
+                    webhook_deliveries::id.eq(format!("{}{endpoint}", delivery_id_prefix(seq))),
                     webhook_deliveries::shop_id.eq(shop.as_str()),
                     webhook_deliveries::endpoint_id.eq(endpoint.as_str()),
                     webhook_deliveries::event_seq.eq(seq),
@@ -222,7 +230,7 @@ impl_for_each_backend! {
             seqs: &[i64],
             at: Timestamp,
         ) -> Result<(), DbError> {
-            let delivery_id = "dlv_"
+            let delivery_id = DELIVERY_ID_HEAD
                 .into_sql::<Text>()
                 .concat(sql::<Text>("CAST(webhook_events.seq AS TEXT)"))
                 .concat("_")

@@ -19,10 +19,12 @@ use diesel_async::RunQueryDsl;
 use shop_domain::Timestamp;
 use shop_domain::catalogue::Product;
 use shop_domain::id::{EventId, ProductId, ShopId, VariantId};
-use shop_domain::webhook::{EventData, EventType, NewEvent, StockCause, stock_entry_of};
+use shop_domain::webhook::{
+    DeliveryStatus, EventData, EventType, NewEvent, StockCause, stock_entry_of,
+};
 use shop_ports::port::{EventRenderer, IdGenerator};
 
-use super::deliveries::QUEUED_DELIVERY_COLUMNS;
+use super::deliveries::{QUEUED_DELIVERY_COLUMNS, delivery_id_prefix};
 use crate::catalogue::{CatalogueQueries, Selection};
 use crate::database::impl_for_each_backend;
 use crate::error::DbError;
@@ -175,16 +177,14 @@ impl QueuesDeliveries for diesel_async::AsyncPgConnection {
                     webhook_endpoints::receives.like(format!("%,{},%", event.event_type.as_str())),
                 )
                 .select((
-                    // The delivery's id: the event's position and the endpoint's id, as the
-                    // SQLite workers' fan-out makes it (`queue_fanned_out!`).
-                    format!("dlv_{seq}_")
+                    delivery_id_prefix(*seq)
                         .into_sql::<Text>()
                         .concat(webhook_endpoints::id),
                     webhook_endpoints::shop_id,
                     webhook_endpoints::id,
                     seq.into_sql::<BigInt>(),
                     event.resource_key().into_sql::<Text>(),
-                    "pending".into_sql::<Text>(),
+                    DeliveryStatus::Pending.as_str().into_sql::<Text>(),
                     0.into_sql::<Integer>(),
                     Some(at).into_sql::<Nullable<BigInt>>(),
                     at.into_sql::<BigInt>(),
