@@ -47,35 +47,25 @@ impl ProductWrite {
         stored: Option<&Product>,
         now: Timestamp,
     ) -> Result<Self, DbError> {
-        let differs = |row: &ProductRow| -> Result<bool, DbError> {
-            Ok(match stored {
-                Some(stored) => ProductRow::from_domain(shop, stored)? != *row,
-                None => true,
-            })
-        };
-        let product_row = ProductRow::from_domain(shop, product)?;
-        let category = product
-            .category
-            .as_ref()
-            .filter(|category| stored.and_then(|s| s.category.as_ref()) != Some(*category))
-            .map(|category| CategoryRow {
-                id: category.id.as_str().to_owned(),
-                shop_id: shop.as_str().to_owned(),
-                name: category.name.clone(),
-            });
-        let brand = product
-            .brand
-            .as_ref()
-            .filter(|brand| stored.and_then(|s| s.brand.as_ref()) != Some(*brand))
-            .map(|brand| BrandRow {
+        let stored_row = stored
+            .map(|stored| ProductRow::from_domain(shop, stored))
+            .transpose()?;
+        let stored_category = stored.and_then(|stored| stored.category.as_ref());
+        let stored_brand = stored.and_then(|stored| stored.brand.as_ref());
+        Ok(Self {
+            category: unless_stored(product.category.as_ref(), stored_category).map(|category| {
+                CategoryRow {
+                    id: category.id.as_str().to_owned(),
+                    shop_id: shop.as_str().to_owned(),
+                    name: category.name.clone(),
+                }
+            }),
+            brand: unless_stored(product.brand.as_ref(), stored_brand).map(|brand| BrandRow {
                 id: brand.id.as_str().to_owned(),
                 shop_id: shop.as_str().to_owned(),
                 name: brand.name.clone(),
-            });
-        Ok(Self {
-            category,
-            brand,
-            product: differs(&product_row)?.then_some(product_row),
+            }),
+            product: unless_stored(Some(ProductRow::from_domain(shop, product)?), stored_row),
             // Every variant, the kept ones included (`decide_product_import` adds the stored
             // variants the file does not mention): each row's search text repeats the
             // product's name and codes, so a renamed product rewrites all of them.
@@ -105,6 +95,11 @@ impl ProductWrite {
                 .collect(),
         })
     }
+}
+
+/// `new`, unless the stored value is the same.
+fn unless_stored<T: PartialEq>(new: Option<T>, stored: Option<T>) -> Option<T> {
+    new.filter(|new| stored.as_ref() != Some(new))
 }
 
 /// The statements of a product's write, implemented for both backends' connections.

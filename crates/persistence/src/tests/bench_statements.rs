@@ -21,7 +21,7 @@ const PRODUCTS_PAGE: &str = include_str!("../../../../scripts/bench/sql/sqlite/p
 const ORDERS_PAGE: &str = include_str!("../../../../scripts/bench/sql/sqlite/orders_page.sql");
 
 /// Every statement a connection starts, as diesel shows it: `SQL -- binds: [...]`.
-fn recorder() -> (Arc<Mutex<Vec<String>>>, impl Instrumentation) {
+pub(super) fn recorder() -> (Arc<Mutex<Vec<String>>>, impl Instrumentation) {
     let seen = Arc::new(Mutex::new(Vec::new()));
     let record = Arc::clone(&seen);
     let instrumentation = move |event: InstrumentationEvent<'_>| {

@@ -8,7 +8,6 @@
 
 use std::sync::{Arc, Mutex};
 
-use diesel::connection::InstrumentationEvent;
 use diesel_async::AsyncConnection;
 use shop_domain::api_key::KeyPrefix;
 use shop_domain::catalogue::write::ProductPatch;
@@ -22,6 +21,7 @@ use shop_ports::port::{
     ProductWriteContext, ProductWriteResult, ProductWriter,
 };
 
+use super::bench_statements::recorder;
 use super::fixtures::{
     KEY_A, at, brand, category, client, imported, imported_client, keyed_shops, product, store,
     with_outbox,
@@ -34,25 +34,14 @@ const PRODUCT_PATCH: &str = include_str!("../../../../scripts/bench/sql/sqlite/p
 const LOYALTY_CREDIT: &str =
     include_str!("../../../../scripts/bench/sql/sqlite/loyalty_credit.sql");
 
-/// A SQLite database with one writer connection, which records the SQL of every statement
-/// it starts.
+/// A SQLite database with one writer connection, which records every statement it starts.
 async fn recorded_writer() -> (TestDb, Arc<Mutex<Vec<String>>>) {
     let t = sqlite_with(PoolOptions {
         max_size: 1,
         ..PoolOptions::default()
     })
     .await;
-    let seen = Arc::new(Mutex::new(Vec::new()));
-    let record = Arc::clone(&seen);
-    let instrumentation = move |event: InstrumentationEvent<'_>| {
-        if let InstrumentationEvent::StartQuery { query, .. } = event {
-            let text = query.to_string();
-            let sql = text
-                .split_once(" -- binds: ")
-                .map_or(&*text, |(sql, _)| sql);
-            record.lock().unwrap().push(sql.to_owned());
-        }
-    };
+    let (seen, instrumentation) = recorder();
     let Pool::Sqlite(pools) = &t.db.pool else {
         unreachable!("sqlite_with opens a SQLite file")
     };
@@ -62,10 +51,14 @@ async fn recorded_writer() -> (TestDb, Arc<Mutex<Vec<String>>>) {
     (t, seen)
 }
 
-/// The statements between `BEGIN` and `COMMIT`, whitespace aside.
+/// The SQL between `BEGIN` and `COMMIT` (binds left out), whitespace aside.
 fn between_begin_and_commit(statements: &[String]) -> Vec<Vec<String>> {
     statements
         .iter()
+        .map(|text| {
+            text.split_once(" -- binds: ")
+                .map_or(&**text, |(sql, _)| sql)
+        })
         .map(|sql| sql.trim().trim_end_matches(';').trim())
         .skip_while(|sql| !sql.starts_with("BEGIN"))
         .skip(1)
