@@ -342,7 +342,7 @@ fn run_statements(
 ) -> Result<(), WriteError> {
     for statement in &script.statements {
         let Some(binds) = &statement.binds else {
-            conn.batch_execute(&statement.sql)?;
+            send_as_is(conn, script, &statement.sql)?;
             continue;
         };
         let values = binds
@@ -362,6 +362,21 @@ fn run_statements(
         }
     }
     Ok(())
+}
+
+/// A statement without binds, sent as it is. A `BEGIN IMMEDIATE` that found SQLite's lock
+/// taken (the scripts try it with `busy_timeout = 0`) is sent again after the setup's wait is
+/// set back, as the adapter does (crates/persistence/src/database/write_runner.rs).
+fn send_as_is(conn: &mut SqliteConnection, script: &WriteScript, sql: &str) -> QueryResult<()> {
+    match conn.batch_execute(sql) {
+        Err(diesel::result::Error::DatabaseError(_, info))
+            if sql == "BEGIN IMMEDIATE" && info.message().contains("locked") =>
+        {
+            conn.batch_execute(&script.setup)?;
+            conn.batch_execute(sql)
+        }
+        sent => sent,
+    }
 }
 
 /// A value bound to a `?`.

@@ -86,15 +86,17 @@ macro_rules! in_transaction {
         let db: &$crate::database::Database = $db;
         match &db.pool {
             $crate::database::Pool::Sqlite(pools) => match db.write_turn().await {
-                Ok(_turn) => match db.acquire(pools.writes.get()).await {
+                Ok(turn) => match db.acquire(pools.writes.get()).await {
                     Ok(mut object) => {
                         let writer: &mut $crate::database::SqliteConn = &mut object;
                         match $crate::database::write_runner::begin_immediate(writer).await {
                             Ok(()) => {
                                 let body = async |$conn: &mut $crate::database::SqliteConn| $body;
                                 let outcome = body(&mut *writer).await;
-                                $crate::database::write_runner::end_transaction(writer, outcome)
-                                    .await
+                                $crate::database::write_runner::end_transaction(
+                                    writer, outcome, turn,
+                                )
+                                .await
                             }
                             Err(error) => Err(error.into()),
                         }

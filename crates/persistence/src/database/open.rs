@@ -23,13 +23,25 @@ use super::{
 };
 use crate::database::migrate;
 
+/// How long a SQLite connection waits for another connection's lock: what [`SQLITE_SETUP`]
+/// sets, and what a write's `BEGIN` on the calling thread sets again after its attempt that
+/// waits for nothing (`write_runner.rs`).
+macro_rules! busy_timeout {
+    () => {
+        "PRAGMA busy_timeout = 5000"
+    };
+}
+pub(crate) use busy_timeout;
+
 /// Per-connection SQLite settings. `busy_timeout` comes first so that the others wait for a
 /// lock instead of failing. WAL lets readers proceed during a write. `synchronous = FULL`
 /// syncs the WAL at every commit: an adjustment answered 201 survives a power cut, not only a
 /// crash of the process (NORMAL may lose the last commits then). Foreign keys are off by
 /// default in SQLite.
-pub(crate) const SQLITE_SETUP: &str = "PRAGMA busy_timeout = 5000; PRAGMA journal_mode = WAL; \
-     PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON;";
+pub(crate) const SQLITE_SETUP: &str = concat!(
+    busy_timeout!(),
+    "; PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON;"
+);
 
 /// What a connection of SQLite's readers' pool adds to [`SQLITE_SETUP`]: it refuses to write,
 /// so that no write can run on an actix worker (`calling_thread.rs`).

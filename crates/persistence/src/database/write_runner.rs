@@ -1,29 +1,33 @@
-//! Where a SQLite write transaction's statements run: its `BEGIN IMMEDIATE` and its `COMMIT`
-//! on tokio's blocking pool, the statements between them on the calling thread.
+//! Where a SQLite write transaction's statements run: its `BEGIN IMMEDIATE` on the calling
+//! thread when SQLite's write lock is free, its `COMMIT` on tokio's blocking pool, and the
+//! statements between them (of an API write: `between_begin_and_commit`) on the calling
+//! thread.
 //!
-//! Why the split: `BEGIN IMMEDIATE` may wait for another process's write lock
-//! (`busy_timeout`) and `COMMIT` waits for the disk (`synchronous = FULL`); a worker thread
-//! must not wait with either, so they keep the blocking pool. Between them the transaction
-//! holds SQLite's write lock and the process's write turn (`Database::write_turn`): its
-//! statements never wait, each takes a few dozen microseconds of CPU, and the hop to a
-//! blocking thread and back for each of them (two wake-ups, on a machine whose cores serve
-//! HTTP meanwhile) was most of the time a write held the turn while every other writer waited
-//! for it (docs/performance-log.md, "The API v2 writes: what the request did that its
-//! ceiling did not").
+//! Why the split: `COMMIT` waits for the disk (`synchronous = FULL`), and `BEGIN IMMEDIATE`
+//! may wait for another process's write lock (`busy_timeout`); a worker thread must not wait
+//! with either. Between them the transaction holds SQLite's write lock and the process's
+//! write turn (`Database::write_turn`): its statements never wait, each takes a few dozen
+//! microseconds of CPU, and the hop to a blocking thread and back for each of them (two
+//! wake-ups, on a machine whose cores serve HTTP meanwhile) was most of the time a write held
+//! the turn while every other writer waited for it (docs/performance-log.md, "The API v2
+//! writes: what the request did that its ceiling did not"). The same holds of the hops around
+//! the transaction: the writer holding the turn tries `BEGIN IMMEDIATE` at once, waiting for
+//! nothing, and only another process's lock sends it to the blocking pool to wait; and the
+//! blocking thread that commits passes the turn on itself, rather than waking the writer to
+//! do it while every other one waits.
 
 use std::error::Error;
 use std::future::{Future, ready};
 use std::pin::Pin;
 
 use diesel::SqliteConnection;
-use diesel::connection::AnsiTransactionManager;
+use diesel::connection::{AnsiTransactionManager, SimpleConnection, TransactionManager as _};
 use diesel::result::QueryResult;
-use diesel_async::TransactionManager;
-use diesel_async::sync_connection_wrapper::{
-    SpawnBlocking, SyncConnectionWrapper, SyncTransactionManagerWrapper,
-};
+use diesel_async::sync_connection_wrapper::{SpawnBlocking, SyncConnectionWrapper};
+use tokio::sync::OwnedMutexGuard;
 
 use super::SqliteOn;
+use super::open::busy_timeout;
 
 /// The runner a connection wrapper was built with.
 trait RunnerOf {
@@ -75,30 +79,61 @@ pub(crate) async fn between_begin_and_commit<F: Future>(body: F) -> F::Output {
     IN_WRITE_TRANSACTION.scope((), body).await
 }
 
-/// `BEGIN IMMEDIATE` on a writer, as diesel-async's `immediate_transaction` sends it (which
-/// exists for its default runner only).
+/// `BEGIN IMMEDIATE` on a writer that holds the process's write turn, as diesel-async's
+/// `immediate_transaction` sends it (which exists for its default runner only): on the
+/// calling thread when SQLite's write lock is free, as it is unless another process writes
+/// (the CLI's import, a seed); otherwise on the blocking pool, waiting for it.
 pub(crate) async fn begin_immediate(conn: &mut SqliteOn<WriterRunner>) -> QueryResult<()> {
+    // The runner reads the task-local when the statement is handed to it: inside the scope.
+    let at_once = IN_WRITE_TRANSACTION
+        .scope((), async { conn.spawn_blocking(begin_unless_locked).await })
+        .await?;
+    if at_once {
+        return Ok(());
+    }
     conn.spawn_blocking(|inner| {
         AnsiTransactionManager::begin_transaction_sql(inner, "BEGIN IMMEDIATE")
     })
     .await
 }
 
+/// `BEGIN IMMEDIATE` with no wait for a lock: whether it began. Any failure is tried again
+/// with the wait, which gives the error that stays.
+fn begin_unless_locked(inner: &mut SqliteConnection) -> QueryResult<bool> {
+    inner.batch_execute("PRAGMA busy_timeout = 0")?;
+    let begun = AnsiTransactionManager::begin_transaction_sql(inner, "BEGIN IMMEDIATE").is_ok();
+    if let Err(error) = inner.batch_execute(busy_timeout!()) {
+        if begun {
+            AnsiTransactionManager::rollback_transaction(inner)?;
+        }
+        return Err(error);
+    }
+    Ok(begun)
+}
+
 /// Commits the transaction [`begin_immediate`] opened when `outcome` is `Ok`, rolls it back
-/// otherwise; a failed commit or rollback is the answer then.
+/// otherwise; a failed commit or rollback is the answer then. The blocking thread that ends
+/// it passes the process's write `turn` on as soon as SQLite's lock is released.
 pub(crate) async fn end_transaction<T, E: From<diesel::result::Error>>(
     conn: &mut SqliteOn<WriterRunner>,
     outcome: Result<T, E>,
+    turn: OwnedMutexGuard<()>,
 ) -> Result<T, E> {
-    type Manager = SyncTransactionManagerWrapper<AnsiTransactionManager>;
-    match outcome {
-        Ok(value) => {
-            Manager::commit_transaction(conn).await?;
-            Ok(value)
-        }
-        Err(error) => {
-            Manager::rollback_transaction(conn).await?;
-            Err(error)
-        }
+    let commit = outcome.is_ok();
+    let ended = conn
+        .spawn_blocking(move |inner| {
+            let ended = if commit {
+                AnsiTransactionManager::commit_transaction(inner)
+            } else {
+                AnsiTransactionManager::rollback_transaction(inner)
+            };
+            drop(turn);
+            ended
+        })
+        .await;
+    match (outcome, ended) {
+        (Ok(value), Ok(())) => Ok(value),
+        (Err(error), Ok(())) => Err(error),
+        (_, Err(error)) => Err(error.into()),
     }
 }

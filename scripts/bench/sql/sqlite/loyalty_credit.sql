@@ -7,8 +7,11 @@
 -- setup: PRAGMA busy_timeout = 5000; PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON;
 -- target: clients
 
--- The write's turn in the process, then SQLite's write lock (diesel's immediate transaction).
+-- The write's turn in the process, then SQLite's write lock (diesel's immediate transaction),
+-- tried without waiting for another process's lock (crates/persistence/src/database/write_runner.rs).
+PRAGMA busy_timeout = 0;
 BEGIN IMMEDIATE;
+PRAGMA busy_timeout = 5000;
 -- (b) The client's three counters, moved by one guarded relative UPDATE (clients/points.rs).
 -- binds: bigint 1, bigint 1, bigint 1, bigint :now_ms, bigint :now_ms, text :shop_id, text :id, bigint -9223372036854775808, bigint 999999999999999, bigint 999999999999999, bigint 999999999999999
 UPDATE `clients` SET `points` = (`clients`.`points` + ?), `points_lifetime` = (`clients`.`points_lifetime` + ?), `points_all_time` = (`clients`.`points_all_time` + ?), `updated_at_ms` = CASE WHEN ((`clients`.`updated_at_ms` < ?)) THEN (?) ELSE (`clients`.`updated_at_ms`) END WHERE (((((`clients`.`shop_id` = ?) AND (`clients`.`id` = ?)) AND (`clients`.`points` BETWEEN ? AND ?)) AND (`clients`.`points_lifetime` <= ?)) AND (`clients`.`points_all_time` <= ?)) RETURNING `points`, `points_lifetime`, `points_all_time`;

@@ -15,8 +15,11 @@
 -- setup: PRAGMA busy_timeout = 5000; PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON;
 -- target: products
 
--- The write's turn in the process, then SQLite's write lock (diesel's immediate transaction).
+-- The write's turn in the process, then SQLite's write lock (diesel's immediate transaction),
+-- tried without waiting for another process's lock (crates/persistence/src/database/write_runner.rs).
+PRAGMA busy_timeout = 0;
 BEGIN IMMEDIATE;
+PRAGMA busy_timeout = 5000;
 -- The product's "lock": on SQLite, where writers already run one at a time, only finding it
 -- (crates/persistence/src/database/write_locks.rs).
 -- binds: text :shop_id, text :id, bigint 1
