@@ -118,7 +118,7 @@ impl EndpointHealth {
 }
 
 /// The types an endpoint with `events`, made by a key holding `scopes`, is sent: what the
-/// outbox matches each event against when it names the event's receivers.
+/// outbox's fan-out matches each event against.
 pub fn received_types(events: &EventSelection, scopes: ScopeSet) -> Vec<EventType> {
     EventType::SUBSCRIBABLE
         .into_iter()

@@ -1,8 +1,8 @@
 //! Schema migrations, embedded in the binary: one folder per backend (`migrations/sqlite`,
 //! `migrations/postgres`), with the same versions but for a change of one backend alone, and
 //! the same tables except for PostgreSQL's `COLLATE "C"` on key columns; PostgreSQL alone has
-//! trigram indexes (clients and stock search), SQLite alone keeps the webhook queue's
-//! foreign keys, and their deferred fan-outs' cursors differ (a `seq`, a snapshot).
+//! trigram indexes (clients and stock search), and SQLite alone keeps the webhook queue's
+//! foreign keys and its deferred fan-out's cursor.
 //!
 //! diesel_migrations is synchronous. On PostgreSQL it runs through diesel-async's
 //! `AsyncConnectionWrapper` (no libpq); on SQLite through the plain synchronous connection that

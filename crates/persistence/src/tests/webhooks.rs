@@ -4,13 +4,13 @@
 
 use std::time::Duration;
 
-use shop_domain::id::{ProductId, ShopId, VariantId, WebhookEndpointId};
+use shop_domain::id::{ShopId, WebhookEndpointId};
 use shop_domain::import::ShopImport;
 use shop_domain::scope::ScopeSet;
 use shop_domain::shop::Shop;
 use shop_domain::webhook::{
     DeliveryStatus, EndpointUrl, EventData, EventSelection, EventType, MAX_ENDPOINTS_PER_SHOP,
-    NetworkPolicy, StockCause, WebhookSecret, received_types,
+    NetworkPolicy, WebhookSecret, received_types,
 };
 use shop_ports::port::{
     AttemptRecord, ClaimRoom, DeliveryNext, DeliveryQuery, DeliveryQueue, DueWork, EndpointChange,
@@ -87,8 +87,8 @@ async fn record(db: &Database, attempts: &[AttemptRecord], instance: &str) {
     assert!(turn.claimed.is_empty());
 }
 
-/// A shop with products `p1` and `p2` and `endpoints` of `stock.updated`.
-async fn two_products_and_endpoints(db: &Database, endpoints: &[&str]) -> Shop {
+/// A shop with products `p1` and `p2` and two endpoints of `stock.updated`.
+async fn two_products_and_endpoints(db: &Database, endpoints: [&str; 2]) -> Shop {
     let (a, _) = keyed_shops(db).await;
     store_products(
         db,
@@ -543,106 +543,6 @@ async fn an_event_committed_late_is_listed_after_the_positions_read_before_its_c
     }
 }
 
-/// On PostgreSQL the workers' cursor is a snapshot, not a `seq` (`queue/fan_out.rs`): an
-/// event whose transaction drew its `seq` first and committed after a turn that queued a
-/// later one is still queued, by the next turn.
-#[tokio::test]
-async fn an_event_committed_after_a_turn_that_queued_a_later_one_is_queued_by_the_next() {
-    for t in test_databases().await {
-        if t.backend() != "postgres" {
-            continue;
-        }
-        let db = with_outbox(&t.db);
-        let a = two_products_and_endpoints(&db, &["we_stock"]).await;
-        let outbox = db.outbox.clone().unwrap();
-        let (drawn, drawn_seen) = tokio::sync::oneshot::channel();
-        let (commit, commit_heard) = tokio::sync::oneshot::channel::<()>();
-        let late = {
-            let (db, outbox, shop) = (db.clone(), outbox.clone(), a.id.clone());
-            tokio::spawn(async move {
-                let product = ProductId::parse("p1").unwrap();
-                let variant = VariantId::parse("p1-v0").unwrap();
-                let appended: Result<(), DbError> = in_transaction!(&db, |conn| {
-                    let change = outbox::StockChange {
-                        shop: &shop,
-                        product: &product,
-                        variant: &variant,
-                        at: at(1_000),
-                    };
-                    outbox::append_stock_change(conn, &outbox, change, StockCause::Tracking)
-                        .await?;
-                    drawn.send(()).unwrap();
-                    commit_heard.await.unwrap();
-                    Ok(())
-                });
-                appended.unwrap();
-            })
-        };
-        drawn_seen.await.unwrap();
-        db.adjust_stock(&adjustment(&a, "p2-v0", 1, 2_000))
-            .await
-            .unwrap();
-        assert_eq!(
-            due_at(&db, at(3_000)).await,
-            vec![pair("we_stock", "stock:p2-v0")],
-            "only the committed event is queued"
-        );
-
-        commit.send(()).unwrap();
-        late.await.unwrap();
-        let due = due_at(&db, at(3_000)).await;
-        assert!(
-            due.contains(&pair("we_stock", "stock:p1-v0")),
-            "the late commit is queued by the next turn: {due:?}"
-        );
-    }
-}
-
-/// A cursor ahead of the cluster's transaction ids (a database restored into another
-/// cluster) would hide every later event: the workers start again from the first event, and
-/// a delivery queued already is not queued twice.
-#[tokio::test]
-async fn a_fan_out_cursor_ahead_of_the_clusters_transactions_hides_no_event() {
-    use diesel_async::RunQueryDsl;
-    for t in test_databases().await {
-        if t.backend() != "postgres" {
-            continue;
-        }
-        let db = with_outbox(&t.db);
-        let a = two_products_and_endpoints(&db, &["we_stock"]).await;
-        db.adjust_stock(&adjustment(&a, "p1-v0", 1, 1_000))
-            .await
-            .unwrap();
-        assert_eq!(due_at(&db, at(2_000)).await.len(), 1);
-        let restored: Result<usize, DbError> = in_transaction!(&db, |conn| {
-            Ok(
-                diesel::sql_query("UPDATE webhook_fan_out SET through = '4000000000:4000000000:'")
-                    .execute(conn)
-                    .await?,
-            )
-        });
-        assert_eq!(restored.unwrap(), 1);
-
-        db.adjust_stock(&adjustment(&a, "p2-v0", 1, 3_000))
-            .await
-            .unwrap();
-        let mut due = due_at(&db, at(4_000)).await;
-        due.sort_by(|x, y| x.resource.cmp(&y.resource));
-        assert_eq!(
-            due,
-            vec![
-                pair("we_stock", "stock:p1-v0"),
-                pair("we_stock", "stock:p2-v0")
-            ]
-        );
-        assert_eq!(
-            deliveries(&db, &a.id, "we_stock").await,
-            vec![(DeliveryStatus::Pending, None); 2],
-            "one delivery per event, the first one not queued again"
-        );
-    }
-}
-
 /// What the receiver answered, for [`success`]'s siblings.
 fn failure(
     claimed: &shop_ports::port::ClaimedDelivery,
@@ -661,7 +561,7 @@ fn failure(
 async fn a_batch_is_claimed_and_recorded_at_once_each_pair_and_endpoint_moving_on_its_own() {
     for t in test_databases().await {
         let db = with_outbox(&t.db);
-        let a = two_products_and_endpoints(&db, &["we_up", "we_down"]).await;
+        let a = two_products_and_endpoints(&db, ["we_up", "we_down"]).await;
         for (variant, at_ms) in [("p1-v0", 7_000), ("p2-v0", 7_001)] {
             db.adjust_stock(&adjustment(&a, variant, 1, at_ms))
                 .await
@@ -856,7 +756,7 @@ async fn queue_rows_of(db: &Database, endpoint: &str) -> (i64, i64, i64) {
 async fn an_attempt_that_ends_after_its_endpoints_deletion_leaves_nothing_behind() {
     for t in test_databases().await {
         let db = with_outbox(&t.db);
-        let a = two_products_and_endpoints(&db, &["we_gone", "we_kept"]).await;
+        let a = two_products_and_endpoints(&db, ["we_gone", "we_kept"]).await;
         db.adjust_stock(&adjustment(&a, "p1-v0", 1, 7_000))
             .await
             .unwrap();

@@ -14,7 +14,7 @@ use crate::error::DbError;
 use crate::schema::{webhook_attempts, webhook_deliveries, webhook_events, webhook_inflight};
 
 /// The columns an `INSERT … SELECT` of queued deliveries writes, in its `SELECT`'s order: the
-/// workers' fan-out and a recovery.
+/// outbox's fan-out and a recovery.
 pub(crate) const QUEUED_DELIVERY_COLUMNS: (
     webhook_deliveries::id,
     webhook_deliveries::shop_id,
@@ -49,12 +49,13 @@ pub(crate) fn delivery_id_prefix(seq: i64) -> String {
     format!("{DELIVERY_ID_HEAD}{seq}_")
 }
 
-/// `fanned_out_deliveries!(on: join, events: filter)`: the `INSERT … SELECT` of a pending
+/// `queue_fanned_out!(conn, on: join, events: filter)`: the `INSERT … SELECT` of a pending
 /// delivery for each (event, endpoint) pair that `join` matches, among the events `filter`
-/// keeps: the workers' fan-out, per backend (`webhooks/queue/fan_out.rs`). A delivery queued
-/// already (by a recovery) is left as it is.
-macro_rules! fanned_out_deliveries {
-    (on: $join:expr, events: $filter:expr) => {{
+/// keeps: SQLite's fan-out, in the workers' turn (`webhooks/queue/fan_out.rs`; PostgreSQL's,
+/// at the write, reads no event back: `webhooks/outbox.rs`), kept prepared: the callers' SQL
+/// never varies. A delivery queued already (by a recovery) is left as it is.
+macro_rules! queue_fanned_out {
+    ($conn:expr, on: $join:expr, events: $filter:expr) => {{
         use diesel::prelude::*;
         use diesel::sql_types::{Integer, Text};
         let delivery_id = $crate::webhooks::deliveries::DELIVERY_ID_HEAD
@@ -77,13 +78,16 @@ macro_rules! fanned_out_deliveries {
                 $crate::schema::webhook_events::created_at_ms,
                 $crate::schema::webhook_events::created_at_ms,
             ));
-        diesel::insert_into($crate::schema::webhook_deliveries::table)
-            .values(pairs)
-            .into_columns($crate::webhooks::deliveries::QUEUED_DELIVERY_COLUMNS)
-            .on_conflict_do_nothing()
+        $crate::sql::kept_prepared::KeptPrepared(
+            diesel::insert_into($crate::schema::webhook_deliveries::table)
+                .values(pairs)
+                .into_columns($crate::webhooks::deliveries::QUEUED_DELIVERY_COLUMNS)
+                .on_conflict_do_nothing(),
+        )
+        .execute($conn)
     }};
 }
-pub(crate) use fanned_out_deliveries;
+pub(crate) use queue_fanned_out;
 
 pub(crate) trait DeliveryQueries {
     /// Deletes an endpoint's attempts, deliveries and claims (before the endpoint itself).

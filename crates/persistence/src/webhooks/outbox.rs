@@ -1,10 +1,11 @@
 //! The outbox: a write's events, appended in the write's own transaction, so that a change
-//! that rolls back has none and a committed one is never lost. Each event names the shop's
-//! endpoints enabled at its commit that receive its type (its `receivers`), and the workers
-//! queue their deliveries in their next turn, in batches (`webhooks/queue/fan_out.rs`): a
-//! write inserts no row per endpoint. Then the workers are woken after the commit by
-//! [`Database::events_committed`] (this process's, and on PostgreSQL every instance's by a
-//! `NOTIFY` sent outside the write's transaction: see `webhooks/announce.rs`).
+//! that rolls back has none and a committed one is never lost. Each event goes to the shop's
+//! endpoints enabled at its commit that receive its type: on PostgreSQL its deliveries are
+//! queued in the same transaction (one `INSERT … SELECT`); on SQLite the event names them
+//! and the workers queue the deliveries in their next turn (`QueuesDeliveries`). Then
+//! the workers are woken after the commit by [`Database::events_committed`] (this process's,
+//! and on PostgreSQL every instance's by a `NOTIFY` sent outside the write's transaction:
+//! see `webhooks/announce.rs`).
 //!
 //! Nothing here serialises a shop's writers: the log's commit order is drawn when it is read
 //! (`webhooks/events.rs`), and two events of one resource are already in commit order, since
@@ -13,17 +14,21 @@
 use std::sync::Arc;
 
 use diesel::prelude::*;
-use diesel::sql_types::{BigInt, Text};
+use diesel::sql_types::{BigInt, Integer, Nullable, Text};
 use diesel_async::RunQueryDsl;
 use shop_domain::Timestamp;
 use shop_domain::catalogue::Product;
 use shop_domain::id::{EventId, ProductId, ShopId, VariantId};
-use shop_domain::webhook::{EventData, EventType, NewEvent, StockCause, stock_entry_of};
+use shop_domain::webhook::{
+    DeliveryStatus, EventData, EventType, NewEvent, StockCause, stock_entry_of,
+};
 use shop_ports::port::{EventRenderer, IdGenerator};
 
+use super::deliveries::{QUEUED_DELIVERY_COLUMNS, delivery_id_prefix};
 use crate::catalogue::{CatalogueQueries, Selection};
+use crate::database::impl_for_each_backend;
 use crate::error::DbError;
-use crate::schema::webhook_events;
+use crate::schema::{webhook_deliveries, webhook_endpoints, webhook_events};
 use crate::sql::kept_prepared::KeptPrepared;
 
 /// The PostgreSQL channel the workers `LISTEN` on.
@@ -70,13 +75,21 @@ impl Outbox {
 }
 
 pub(crate) trait OutboxQueries {
-    /// Appends the rendered `events` to the outbox, in their order, each naming its
-    /// receivers; returns the sequence numbers drawn.
+    /// Appends the rendered `events` to the outbox, in their order; returns the sequence
+    /// numbers drawn.
     fn insert_events(
         &mut self,
         shop: &ShopId,
         events: &[(&NewEvent, String)],
     ) -> impl Future<Output = Result<Vec<i64>, DbError>> + Send;
+
+    /// Queues `events` (this transaction's own, with their sequence numbers) for each of the
+    /// shop's enabled endpoints that receives its type.
+    fn fan_out(
+        &mut self,
+        shop: &ShopId,
+        events: &[(i64, &NewEvent)],
+    ) -> impl Future<Output = Result<(), DbError>> + Send;
 }
 
 /// An event as the outbox stores it.
@@ -91,40 +104,120 @@ struct EventRow<'a> {
     created_at_ms: i64,
 }
 
-/// `receives`' pattern of an event's type (the endpoints' stored form: `webhooks/endpoints.rs`).
-fn receives_pattern(event: &NewEvent) -> String {
-    format!("%,{},%", event.event_type.as_str())
+impl_for_each_backend! {
+    impl OutboxQueries {
+        async fn insert_events(
+            &mut self,
+            shop: &ShopId,
+            events: &[(&NewEvent, String)],
+        ) -> Result<Vec<i64>, DbError> {
+            // One statement per event: diesel has no multi-row INSERT … RETURNING on SQLite,
+            // and the fan-out below, one statement for them all, is what an event costs most.
+            let mut seqs = Vec::with_capacity(events.len());
+            for (event, body) in events {
+                let row = EventRow {
+                    id: event.id.as_str(),
+                    shop_id: shop.as_str(),
+                    event_type: event.event_type.as_str(),
+                    resource: event.resource_key(),
+                    body: body.as_str(),
+                    created_at_ms: event.at.millis(),
+                };
+                let insert = diesel::insert_into(webhook_events::table)
+                    .values(&row)
+                    .returning(webhook_events::seq);
+                let seq: i64 = KeptPrepared(insert).get_result(&mut *self).await?;
+                seqs.push(seq);
+            }
+            Ok(seqs)
+        }
+
+        async fn fan_out(
+            &mut self,
+            shop: &ShopId,
+            events: &[(i64, &NewEvent)],
+        ) -> Result<(), DbError> {
+            self.queue_deliveries(shop, events).await
+        }
+    }
 }
 
-/// SQLite: each event inserted, then, in one statement, the receivers of this transaction's
-/// events, numbered `min..=max` of the positions drawn: no other writer ran between, and one
-/// writer at a time numbers the events in commit order, so that the workers' cursor misses
-/// none.
-impl<R: crate::database::SqliteRunner> OutboxQueries for crate::database::SqliteOn<R> {
-    async fn insert_events(
+/// How this transaction's events reach the endpoints that receive them, which differs by
+/// database (see the module's documentation).
+trait QueuesDeliveries {
+    /// `events`: this transaction's, each with the sequence number it was given.
+    fn queue_deliveries(
         &mut self,
         shop: &ShopId,
-        events: &[(&NewEvent, String)],
-    ) -> Result<Vec<i64>, DbError> {
-        // One statement per event: diesel has no multi-row INSERT … RETURNING on SQLite.
-        let mut seqs = Vec::with_capacity(events.len());
-        for (event, body) in events {
-            let row = EventRow {
-                id: event.id.as_str(),
-                shop_id: shop.as_str(),
-                event_type: event.event_type.as_str(),
-                resource: event.resource_key(),
-                body: body.as_str(),
-                created_at_ms: event.at.millis(),
-            };
-            let insert = diesel::insert_into(webhook_events::table)
-                .values(&row)
-                .returning(webhook_events::seq);
-            let seq: i64 = KeptPrepared(insert).get_result(&mut *self).await?;
-            seqs.push(seq);
+        events: &[(i64, &NewEvent)],
+    ) -> impl Future<Output = Result<(), DbError>> + Send;
+}
+
+/// PostgreSQL: the deliveries themselves, in the write's transaction (an `INSERT … SELECT`
+/// of the shop's endpoints per event). Its events are not numbered in commit order, so no
+/// reader could tell later which events it has fanned out.
+///
+/// The statement takes the event's values from its binds rather than reading them back from
+/// `webhook_events`: kept prepared, a read of that table would run under the plan made when
+/// the table was small (a scan of all of it), however large it grows until its next
+/// `ANALYZE` (docs/performance-log.md, "The API v2 writes: what the request did that its
+/// ceiling did not").
+impl QueuesDeliveries for diesel_async::AsyncPgConnection {
+    async fn queue_deliveries(
+        &mut self,
+        shop: &ShopId,
+        events: &[(i64, &NewEvent)],
+    ) -> Result<(), DbError> {
+        for (seq, event) in events {
+            let at = event.at.millis();
+            let pairs = webhook_endpoints::table
+                .filter(webhook_endpoints::shop_id.eq(shop.as_str()))
+                .filter(webhook_endpoints::status.eq("enabled"))
+                .filter(
+                    webhook_endpoints::receives.like(format!("%,{},%", event.event_type.as_str())),
+                )
+                .select((
+                    delivery_id_prefix(*seq)
+                        .into_sql::<Text>()
+                        .concat(webhook_endpoints::id),
+                    webhook_endpoints::shop_id,
+                    webhook_endpoints::id,
+                    seq.into_sql::<BigInt>(),
+                    event.resource_key().into_sql::<Text>(),
+                    DeliveryStatus::Pending.as_str().into_sql::<Text>(),
+                    0.into_sql::<Integer>(),
+                    Some(at).into_sql::<Nullable<BigInt>>(),
+                    at.into_sql::<BigInt>(),
+                    at.into_sql::<BigInt>(),
+                ));
+            KeptPrepared(
+                diesel::insert_into(webhook_deliveries::table)
+                    .values(pairs)
+                    .into_columns(QUEUED_DELIVERY_COLUMNS)
+                    .on_conflict_do_nothing(),
+            )
+            .execute(self)
+            .await?;
         }
-        let (Some(first), Some(last)) = (seqs.iter().min(), seqs.iter().max()) else {
-            return Ok(seqs);
+        Ok(())
+    }
+}
+
+/// SQLite: each event names its receivers as of this commit (a column of its row, already
+/// written), and the workers queue the deliveries in their next turn, in batches
+/// (`webhooks/queue/fan_out.rs`). One writer at a time numbers the events in commit order,
+/// so the workers' cursor misses none; and the adjustment writes no row per endpoint, which
+/// on SQLite's one writer cost every write its share (docs/PERFORMANCE.md, "Webhooks").
+/// This transaction's events are numbered `min..=max` of `seqs`: no other writer ran between.
+impl<R: crate::database::SqliteRunner> QueuesDeliveries for crate::database::SqliteOn<R> {
+    async fn queue_deliveries(
+        &mut self,
+        shop: &ShopId,
+        events: &[(i64, &NewEvent)],
+    ) -> Result<(), DbError> {
+        let seqs = || events.iter().map(|(seq, _)| *seq);
+        let (Some(first), Some(last)) = (seqs().min(), seqs().max()) else {
+            return Ok(());
         };
         KeptPrepared(
             diesel::sql_query(
@@ -135,55 +228,12 @@ impl<R: crate::database::SqliteRunner> OutboxQueries for crate::database::Sqlite
                  WHERE shop_id = ? AND seq BETWEEN ? AND ?",
             )
             .bind::<Text, _>(shop.as_str())
-            .bind::<BigInt, _>(*first)
-            .bind::<BigInt, _>(*last),
+            .bind::<BigInt, _>(first)
+            .bind::<BigInt, _>(last),
         )
         .execute(self)
         .await?;
-        Ok(seqs)
-    }
-}
-
-/// The position an event drew.
-#[derive(QueryableByName)]
-struct Drawn {
-    #[diesel(sql_type = BigInt)]
-    seq: i64,
-}
-
-/// PostgreSQL: each event's `INSERT` names its receivers, and the row's `writer_xid` (its
-/// default) is this transaction's id, by which the workers tell the events their last turn
-/// could not see yet (`webhooks/queue/fan_out.rs`).
-impl OutboxQueries for diesel_async::AsyncPgConnection {
-    async fn insert_events(
-        &mut self,
-        shop: &ShopId,
-        events: &[(&NewEvent, String)],
-    ) -> Result<Vec<i64>, DbError> {
-        let mut seqs = Vec::with_capacity(events.len());
-        for (event, body) in events {
-            let drawn: Drawn = KeptPrepared(
-                diesel::sql_query(
-                    "INSERT INTO webhook_events \
-                       (id, shop_id, type, resource, body, created_at_ms, receivers) \
-                     VALUES ($1, $2, $3, $4, $5, $6, ( \
-                       SELECT string_agg(e.id, ',') FROM webhook_endpoints e \
-                       WHERE e.shop_id = $2 AND e.status = 'enabled' AND e.receives LIKE $7)) \
-                     RETURNING seq",
-                )
-                .bind::<Text, _>(event.id.as_str())
-                .bind::<Text, _>(shop.as_str())
-                .bind::<Text, _>(event.event_type.as_str())
-                .bind::<Text, _>(event.resource_key())
-                .bind::<Text, _>(body.as_str())
-                .bind::<BigInt, _>(event.at.millis())
-                .bind::<Text, _>(receives_pattern(event)),
-            )
-            .get_result(&mut *self)
-            .await?;
-            seqs.push(drawn.seq);
-        }
-        Ok(seqs)
+        Ok(())
     }
 }
 
@@ -246,6 +296,7 @@ pub(crate) async fn append<C: OutboxQueries + Send>(
         .iter()
         .map(|event| (event, outbox.renderer.render(event)))
         .collect();
-    conn.insert_events(shop, &rendered).await?;
-    Ok(())
+    let seqs = conn.insert_events(shop, &rendered).await?;
+    let numbered: Vec<(i64, &NewEvent)> = seqs.into_iter().zip(events).collect();
+    conn.fan_out(shop, &numbered).await
 }

@@ -12,9 +12,11 @@
 -- The first statement is not part of the request: it makes this transaction's values, which
 -- the application has in memory (the product's row as it read it, fresh ids, the time, its
 -- constant binds). `pgbench -r` shows its share of the latency.
--- One difference with the log, forced by pgbench: the product's compare-at price, NULL in
--- this shape, is written NULL where the application binds NULL ($9, $28: pgbench binds text
--- only).
+-- Two differences with the log, both forced by pgbench: the product's compare-at price, NULL
+-- in this shape, is written NULL where the application binds NULL ($9, $28: pgbench binds
+-- text only); and the fan-out's delivery id prefix, bound as `'dlv_<seq>_'` by the
+-- application ($1), is made in SQL from the event's `seq` (pgbench cannot build text from the
+-- RETURNING it reads).
 
 \set one 1
 \set k (:client_id + :clients * :turn) % :targets
@@ -29,7 +31,8 @@ SELECT t.id AS product_id, p.name AS p_name, p.product_type AS p_type, p.ean AS 
        (extract(epoch FROM clock_timestamp()) * 1000)::bigint AS now_ms,
        '' AS empty, 'product' AS resource_kind, 'updated' AS action,
        '["priceCents"]' AS changed, 'product.updated' AS event_type,
-       'product:' || t.id AS resource, '%,product.updated,%' AS receives_pattern
+       'product:' || t.id AS resource, 'dlv_' AS dlv, '_' AS sep, 'pending' AS pending,
+       0 AS zero, 'enabled' AS enabled, '%,product.updated,%' AS receives_pattern
 FROM bench_write_targets t
 JOIN products p ON p.shop_id = :shop_id AND p.id = t.id
 WHERE t.kind = 'product' AND t.k = :k
@@ -43,8 +46,8 @@ SELECT "variants"."id" FROM "variants" WHERE (("variants"."shop_id" = :shop_id) 
 -- The rows that changed written back, upserted (catalogue/write.rs, the import's statements):
 -- for a new price, the product's row alone (its category, brand and variant are as stored).
 INSERT INTO "products" ("id", "shop_id", "name", "product_type", "ean", "sku", "price_cents", "list_price_cents", "compare_at_price_cents", "promo_active", "tax_rate_hundredths", "active", "track_stock", "tags", "photos", "category_id", "brand_id", "search_text", "created_at_ms", "updated_at_ms") VALUES (:product_id, :shop_id, :p_name, :p_type, :p_ean, :p_sku, :price, :p_list_price, NULL, :p_promo, :p_tax, :p_active, :p_track, :p_tags, :p_photos, :category_id, :brand_id, :p_search, :p_created, :now_ms) ON CONFLICT ("id") DO UPDATE SET "shop_id" = :shop_id, "name" = :p_name, "product_type" = :p_type, "ean" = :p_ean, "sku" = :p_sku, "price_cents" = :price, "list_price_cents" = :p_list_price, "compare_at_price_cents" = NULL, "promo_active" = :p_promo, "tax_rate_hundredths" = :p_tax, "active" = :p_active, "track_stock" = :p_track, "tags" = :p_tags, "photos" = :p_photos, "category_id" = :category_id, "brand_id" = :brand_id, "search_text" = :p_search, "created_at_ms" = :p_created, "updated_at_ms" = :now_ms WHERE ("products"."shop_id" = :shop_id);
--- The console's activity line, and the event naming the enabled endpoints that receive it
--- (the workers queue its deliveries: crates/persistence/src/webhooks/queue/fan_out.rs).
+-- The console's activity line, the event and its deliveries to the enabled endpoints.
 INSERT INTO "api_writes" ("id", "shop_id", "api_key_prefix", "resource", "resource_id", "action", "changed", "created_at_ms") VALUES (:write_id, :shop_id, :key_prefix, :resource_kind, :product_id, :action, :changed, :now_ms);
-INSERT INTO webhook_events (id, shop_id, type, resource, body, created_at_ms, receivers) VALUES (:event_id, :shop_id, :event_type, :resource, :event_body, :now_ms, ( SELECT string_agg(e.id, ',') FROM webhook_endpoints e WHERE e.shop_id = :shop_id AND e.status = 'enabled' AND e.receives LIKE :receives_pattern)) RETURNING seq;
+INSERT INTO "webhook_events" ("id", "shop_id", "type", "resource", "body", "created_at_ms") VALUES (:event_id, :shop_id, :event_type, :resource, :event_body, :now_ms) RETURNING "webhook_events"."seq" \gset
+INSERT INTO "webhook_deliveries" ("id", "shop_id", "endpoint_id", "event_seq", "resource", "status", "attempts", "next_attempt_at_ms", "created_at_ms", "updated_at_ms") SELECT (((:dlv || CAST(:seq AS TEXT) || :sep) || "webhook_endpoints"."id")), "webhook_endpoints"."shop_id", "webhook_endpoints"."id", :seq, :resource, :pending, :zero, :now_ms, :now_ms, :now_ms FROM "webhook_endpoints" WHERE ((("webhook_endpoints"."shop_id" = :shop_id) AND ("webhook_endpoints"."status" = :enabled)) AND ("webhook_endpoints"."receives" LIKE :receives_pattern)) ON CONFLICT DO NOTHING;
 COMMIT;

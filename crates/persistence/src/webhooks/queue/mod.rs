@@ -190,7 +190,7 @@ impl DeliveryQueue for Database {
                 return Ok(Turn::default());
             }
             // Nothing to record: the heads are read outside a transaction, and one is begun
-            // only to claim something, or to queue the deliveries of new events. A
+            // only to claim something, or to queue the deliveries of new events (SQLite). A
             // wake-up that finds nothing costs a few reads.
             let due = on_queue_connection!(self, |conn| {
                 if conn.fan_out_behind().await? {
