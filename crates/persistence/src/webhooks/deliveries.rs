@@ -1,6 +1,5 @@
 //! An endpoint's deliveries: one per event sent to it, and the attempts each was given.
 
-use diesel::dsl::sql;
 use diesel::prelude::*;
 use diesel::sql_types::{BigInt, Integer, Text};
 use diesel_async::RunQueryDsl;
@@ -49,6 +48,21 @@ pub(crate) fn delivery_id_prefix(seq: i64) -> String {
     format!("{DELIVERY_ID_HEAD}{seq}_")
 }
 
+/// `delivery_id_of_event!(endpoint)`: the same id in SQL, for the `webhook_events` row a
+/// statement reads and `endpoint` (a column or a bound text).
+macro_rules! delivery_id_of_event {
+    ($endpoint:expr) => {
+        $crate::webhooks::deliveries::DELIVERY_ID_HEAD
+            .into_sql::<diesel::sql_types::Text>()
+            .concat(diesel::dsl::sql::<diesel::sql_types::Text>(
+                "CAST(webhook_events.seq AS TEXT)",
+            ))
+            .concat("_")
+            .concat($endpoint)
+    };
+}
+pub(crate) use delivery_id_of_event;
+
 /// `queue_fanned_out!(conn, on: join, events: filter)`: the `INSERT … SELECT` of a pending
 /// delivery for each (event, endpoint) pair that `join` matches, among the events `filter`
 /// keeps: SQLite's fan-out, in the workers' turn (`webhooks/queue/fan_out.rs`; PostgreSQL's,
@@ -58,11 +72,9 @@ macro_rules! queue_fanned_out {
     ($conn:expr, on: $join:expr, events: $filter:expr) => {{
         use diesel::prelude::*;
         use diesel::sql_types::{Integer, Text};
-        let delivery_id = $crate::webhooks::deliveries::DELIVERY_ID_HEAD
-            .into_sql::<Text>()
-            .concat(diesel::dsl::sql::<Text>("CAST(webhook_events.seq AS TEXT)"))
-            .concat("_")
-            .concat($crate::schema::webhook_endpoints::id);
+        let delivery_id = $crate::webhooks::deliveries::delivery_id_of_event!(
+            $crate::schema::webhook_endpoints::id
+        );
         let pairs = $crate::schema::webhook_events::table
             .inner_join($crate::schema::webhook_endpoints::table.on($join))
             .filter($filter)
@@ -230,11 +242,7 @@ impl_for_each_backend! {
             seqs: &[i64],
             at: Timestamp,
         ) -> Result<(), DbError> {
-            let delivery_id = DELIVERY_ID_HEAD
-                .into_sql::<Text>()
-                .concat(sql::<Text>("CAST(webhook_events.seq AS TEXT)"))
-                .concat("_")
-                .concat(endpoint.as_str());
+            let delivery_id = delivery_id_of_event!(endpoint.as_str());
             let queued = webhook_events::table
                 .filter(webhook_events::shop_id.eq(shop.as_str()))
                 .filter(webhook_events::seq.eq_any(seqs))
