@@ -408,8 +408,15 @@ mod tests {
             let text = std::fs::read_to_string(&path).unwrap();
             let script = WriteScript::parse(&text).unwrap_or_else(|e| panic!("{file}: {e}"));
             assert_eq!(script.target, target, "{file}");
-            assert!(
-                script.statements.iter().any(|s| s.sql == "BEGIN IMMEDIATE"),
+            // The adapter's `BEGIN` that waits for no lock, then its wait set back.
+            let opening: Vec<&str> = script.statements[..3].iter().map(|s| &*s.sql).collect();
+            assert_eq!(
+                opening,
+                [
+                    "PRAGMA busy_timeout = 0",
+                    "BEGIN IMMEDIATE",
+                    "PRAGMA busy_timeout = 5000"
+                ],
                 "{file}"
             );
             assert_eq!(script.statements.last().unwrap().sql, "COMMIT");
