@@ -428,7 +428,8 @@ def _webhook_throughput(results):
                      f"{throughput['two']['p50_ms']:.2f} / {throughput['two']['p99_ms']:.2f}",
                      ", ".join(f"{s:.1f}" for s in throughput.get("drained_after_s", []))])
     return _table(["backend", "adjustments/s, no endpoint (per round)",
-                   "adjustments/s, 2 endpoints (per round)", "ratio (median of rounds)",
+                   "adjustments/s until their deliveries ended, 2 endpoints (per round)",
+                   "ratio (median of rounds)",
                    "p50 / p99 ms with endpoints (round 1)",
                    "queue emptied after each run with endpoints (s)"], rows)
 
