@@ -42,8 +42,9 @@ ci:
     bash .ci/run
 
 # The benchmark: release build, seeded SQLite and PostgreSQL datasets, wrk against every
-# benchmarked endpoint and both ceilings, then docs/PERFORMANCE.md (about 40 minutes; `--quick`
-# for a few minutes, BENCH_* variables: see scripts/bench/bench.py).
+# benchmarked endpoint and both ceilings, the writes and the webhooks, then docs/PERFORMANCE.md
+# (about 80 minutes on 2 cores, half a database; `--quick` for a few minutes, BENCH_*
+# variables: see scripts/bench/bench.py).
 bench *args:
     python3 scripts/bench/bench.py {{args}}
 

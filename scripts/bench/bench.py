@@ -10,7 +10,7 @@ each ratio the median of its rounds' ratios: benchlib/latency.py and benchlib/ta
 server's memory and a soak, captures the query plans, and writes docs/PERFORMANCE.md (between
 its markers) and target/bench/results-*.json.
 
-    python3 scripts/bench/bench.py           # the full run (about 40 minutes on 2 cores)
+    python3 scripts/bench/bench.py           # the full run (about 80 minutes on 2 cores)
     python3 scripts/bench/bench.py --quick   # tiny sizes and short runs: proves the harness
     BENCH_ONLY=flat python3 scripts/bench/bench.py   # seeding and the flat-with-size rounds only
     BENCH_ONLY=writes python3 scripts/bench/bench.py   # the two API v2 writes alone
