@@ -528,9 +528,10 @@ def webhooks_generated(results):
         "delivery, both endpoints.\n\n" + _webhook_latency(results),
         f"### Adjustments with and without endpoints\n\nwrk, {s['connections']} connections "
         f"on {s['wrk_threads']} threads, {s['duration_s']} s a run after a "
-        f"{s['warmup_s']} s warm-up, each run on an empty queue (the deliveries a run with "
-        "endpoints queued are waited for before the next), in "
-        f"{s.get('throughput_rounds', 1)} rounds alternating which goes first. \"No "
+        f"{s['warmup_s']} s warm-up, each run on an empty queue, in "
+        f"{s.get('throughput_rounds', 1)} rounds alternating which goes first. A run's rate "
+        "is its adjustments over its seconds plus the time its queue then took to empty: the "
+        "deliveries it left for after its window count as its own work. \"No "
         "endpoint\": both disabled, so no delivery is queued (the events are still logged for "
         "`GET /api/v2/events`).\n\n" + _webhook_throughput(results),
         "### Drain\n\nThe endpoints disabled, one adjustment to each of the distinct variants "
