@@ -30,7 +30,7 @@ use crate::database::{Database, write_transaction};
 use crate::error::DbError;
 use crate::rows::{ApiWrite, CreateRecorded, WriteAction, WrittenResource};
 use crate::stock::adjust::{AdjustQueries, deciding_again};
-use crate::webhooks::outbox::{self, Outbox, OutboxQueries};
+use crate::webhooks::outbox::{self, OutboxQueries, OutboxWrite};
 use crate::write_log::WriteLog;
 
 /// Every statement a product write runs.
@@ -70,7 +70,7 @@ impl From<CheckRefusal> for ProductWriteResult {
 async fn create<C: ProductWriteConnection>(
     conn: &mut C,
     command: &CreateProductCommand,
-    outbox: Option<&Outbox>,
+    outbox: Option<&OutboxWrite<'_>>,
 ) -> Result<ProductPostOutcome, DbError> {
     let context = &command.context;
     if let Some(outcome) = replayed(conn, context, command.idempotency.as_ref(), None).await? {
@@ -91,7 +91,7 @@ async fn create<C: ProductWriteConnection>(
 async fn decide_create<C: ProductWriteConnection>(
     conn: &mut C,
     command: &CreateProductCommand,
-    outbox: Option<&Outbox>,
+    outbox: Option<&OutboxWrite<'_>>,
 ) -> Result<ProductWriteResult, DbError> {
     let (context, new) = (&command.context, &command.product);
     if let Some(refusal) = claim_codes(conn, &context.shop, &new.code_claims()).await? {
@@ -163,7 +163,7 @@ async fn references<C: ProductWriteConnection>(
 async fn add_variant<C: ProductWriteConnection>(
     conn: &mut C,
     command: &AddVariantCommand,
-    outbox: Option<&Outbox>,
+    outbox: Option<&OutboxWrite<'_>>,
 ) -> Result<ProductPostOutcome, DbError> {
     let context = &command.context;
     let claim = command.idempotency.as_ref();
@@ -178,7 +178,7 @@ async fn add_variant<C: ProductWriteConnection>(
 async fn decide_add<C: ProductWriteConnection>(
     conn: &mut C,
     command: &AddVariantCommand,
-    outbox: Option<&Outbox>,
+    outbox: Option<&OutboxWrite<'_>>,
 ) -> Result<ProductWriteResult, DbError> {
     let context = &command.context;
     let Some(current) = locked(conn, &context.shop, &command.product_id).await? else {
@@ -210,7 +210,7 @@ async fn decide_add<C: ProductWriteConnection>(
 async fn patch_product<C: ProductWriteConnection>(
     conn: &mut C,
     command: &PatchProductCommand,
-    outbox: Option<&Outbox>,
+    outbox: Option<&OutboxWrite<'_>>,
 ) -> Result<ProductWriteResult, DbError> {
     let context = &command.context;
     let Some(current) = locked(conn, &context.shop, &command.id).await? else {
@@ -284,7 +284,7 @@ async fn patched_references<C: ProductWriteConnection>(
 async fn patch_variant<C: ProductWriteConnection>(
     conn: &mut C,
     command: &PatchVariantCommand,
-    outbox: Option<&Outbox>,
+    outbox: Option<&OutboxWrite<'_>>,
 ) -> Result<ProductWriteResult, DbError> {
     let context = &command.context;
     let Some(current) = locked(conn, &context.shop, &command.product_id).await? else {
@@ -371,7 +371,7 @@ async fn load<C: ProductWriteConnection>(
 async fn finish<C: ProductWriteConnection>(
     conn: &mut C,
     context: &ProductWriteContext,
-    outbox: Option<&Outbox>,
+    outbox: Option<&OutboxWrite<'_>>,
     before: Option<&Product>,
     product: &Product,
     changed: &[&str],
@@ -469,8 +469,7 @@ impl ProductWriter for Database {
         let outcome =
             deciding_again(move || async move { write_transaction!(self, create(command)) })
                 .await?;
-        self.after_product_write(&command.context, wrote(&outcome))
-            .await;
+        self.remember_write(&command.context.key_prefix).await;
         Ok(outcome)
     }
 
@@ -481,8 +480,7 @@ impl ProductWriter for Database {
         let outcome =
             deciding_again(move || async move { write_transaction!(self, add_variant(command)) })
                 .await?;
-        self.after_product_write(&command.context, wrote(&outcome))
-            .await;
+        self.remember_write(&command.context.key_prefix).await;
         Ok(outcome)
     }
 
@@ -491,8 +489,7 @@ impl ProductWriter for Database {
         command: &PatchProductCommand,
     ) -> Result<ProductWriteResult, StoreError> {
         let result = write_transaction!(self, patch_product(command))?;
-        let written = matches!(result, ProductWriteResult::Written(_));
-        self.after_product_write(&command.context, written).await;
+        self.remember_write(&command.context.key_prefix).await;
         Ok(result)
     }
 
@@ -501,24 +498,7 @@ impl ProductWriter for Database {
         command: &PatchVariantCommand,
     ) -> Result<ProductWriteResult, StoreError> {
         let result = write_transaction!(self, patch_variant(command))?;
-        let written = matches!(result, ProductWriteResult::Written(_));
-        self.after_product_write(&command.context, written).await;
+        self.remember_write(&command.context.key_prefix).await;
         Ok(result)
-    }
-}
-
-fn wrote(outcome: &ProductPostOutcome) -> bool {
-    matches!(
-        outcome,
-        ProductPostOutcome::Fresh(ProductWriteResult::Written(_))
-    )
-}
-
-impl Database {
-    async fn after_product_write(&self, context: &ProductWriteContext, wrote: bool) {
-        self.remember_write(&context.key_prefix).await;
-        if wrote {
-            self.events_committed();
-        }
     }
 }

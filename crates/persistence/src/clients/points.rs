@@ -36,7 +36,7 @@ use crate::schema::{clients, loyalty_adjustments};
 use crate::sql::kept_prepared::KeptPrepared;
 use crate::sql::selection::Selection;
 use crate::stock::adjust::{AdjustQueries, deciding_again};
-use crate::webhooks::outbox::{self, Outbox, OutboxQueries};
+use crate::webhooks::outbox::{self, OutboxQueries, OutboxWrite};
 
 /// The statements of one points adjustment, implemented for both backends' connections.
 pub(crate) trait PointsQueries {
@@ -169,7 +169,7 @@ impl_for_each_backend! {
 pub(super) async fn adjust<C>(
     conn: &mut C,
     command: &PointsCommand,
-    outbox: Option<&Outbox>,
+    outbox: Option<&OutboxWrite<'_>>,
 ) -> Result<PointsOutcome, DbError>
 where
     C: PointsQueries + TierQueries + AdjustQueries + ClientQueries + OutboxQueries + Send,
@@ -249,7 +249,7 @@ async fn decide_and_apply<C: PointsQueries + TierQueries + Send>(
 /// The client's `client.updated`, the client read back as just written.
 async fn append_event<C: ClientQueries + OutboxQueries + Send>(
     conn: &mut C,
-    outbox: &Outbox,
+    outbox: &OutboxWrite<'_>,
     command: &PointsCommand,
 ) -> Result<(), DbError> {
     let client = conn
@@ -299,9 +299,6 @@ impl PointsLedger for Database {
             deciding_again(move || async move { write_transaction!(self, adjust(command)) })
                 .await?;
         self.remember_write(&command.key_prefix).await;
-        if matches!(outcome, PointsOutcome::Fresh(PointsResult::Applied(_))) {
-            self.events_committed();
-        }
         Ok(outcome)
     }
 }

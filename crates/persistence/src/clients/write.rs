@@ -34,7 +34,7 @@ use crate::rows::{
 use crate::schema::clients;
 use crate::sql::kept_prepared::KeptPrepared;
 use crate::stock::adjust::{AdjustQueries, deciding_again};
-use crate::webhooks::outbox::{self, Outbox, OutboxQueries};
+use crate::webhooks::outbox::{self, OutboxQueries, OutboxWrite};
 use crate::write_log::WriteLog;
 
 /// The namespace of the e-mails' value locks.
@@ -125,7 +125,7 @@ async fn email_taken<C: WriteLocks + ClientWriteQueries + Send>(
 async fn create<C>(
     conn: &mut C,
     command: &CreateClientCommand,
-    outbox: Option<&Outbox>,
+    outbox: Option<&OutboxWrite<'_>>,
 ) -> Result<CreateClientOutcome, DbError>
 where
     C: AdjustQueries
@@ -225,7 +225,7 @@ async fn replay<C: ClientQueries + Send>(
 async fn patch<C>(
     conn: &mut C,
     command: &PatchClientCommand,
-    outbox: Option<&Outbox>,
+    outbox: Option<&OutboxWrite<'_>>,
 ) -> Result<PatchClientResult, DbError>
 where
     C: ClientQueries + ClientWriteQueries + WriteLocks + WriteLog + OutboxQueries + Send,
@@ -286,7 +286,7 @@ async fn load<C: ClientQueries + Send>(
 
 async fn append_event<C: OutboxQueries + Send>(
     conn: &mut C,
-    outbox: &Outbox,
+    outbox: &OutboxWrite<'_>,
     shop: &ShopId,
     event_type: EventType,
     client: &Client,
@@ -309,12 +309,6 @@ impl ClientWriter for Database {
             deciding_again(move || async move { write_transaction!(self, create(command)) })
                 .await?;
         self.remember_write(&command.key_prefix).await;
-        if matches!(
-            outcome,
-            CreateClientOutcome::Fresh(CreateClientResult::Created(_))
-        ) {
-            self.events_committed();
-        }
         Ok(outcome)
     }
 
@@ -324,9 +318,6 @@ impl ClientWriter for Database {
     ) -> Result<PatchClientResult, StoreError> {
         let result = write_transaction!(self, patch(command))?;
         self.remember_write(&command.key_prefix).await;
-        if matches!(result, PatchClientResult::Patched(_)) {
-            self.events_committed();
-        }
         Ok(result)
     }
 }

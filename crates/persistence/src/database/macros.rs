@@ -125,19 +125,26 @@ pub(crate) use in_transaction;
 /// ([`WriteSpan`](super::write_span::WriteSpan)). On SQLite its statements run on the calling
 /// thread between `BEGIN` and `COMMIT` (`write_runner.rs`): an API write is a handful of
 /// statements, unlike an import. A macro because `in_transaction!`'s body is a closure of
-/// each backend's connection, which a generic function could not pass on.
+/// each backend's connection, which a generic function could not pass on. Once committed, it
+/// wakes the webhook workers if the write queued a delivery (`Database::write_committed`).
 macro_rules! write_transaction {
     ($db:expr, $write:ident($command:expr)) => {{
         let db: &$crate::database::Database = $db;
         let span = $crate::database::write_span::WriteSpan::start();
-        $crate::database::in_transaction!(db, |conn| {
+        let outbox = db.outbox_write();
+        let events = outbox.as_ref();
+        let result = $crate::database::in_transaction!(db, |conn| {
             $crate::database::write_runner::between_begin_and_commit(async move {
-                let result = $write(conn, $command, db.outbox.as_deref()).await?;
+                let result = $write(conn, $command, events).await?;
                 span.check()?;
                 Ok::<_, $crate::error::DbError>(result)
             })
             .await
-        })
+        });
+        if result.is_ok() {
+            db.write_committed(outbox.as_ref());
+        }
+        result
     }};
 }
 pub(crate) use write_transaction;

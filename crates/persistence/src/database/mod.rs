@@ -131,6 +131,24 @@ impl Database {
         self
     }
 
+    /// The outbox for one write transaction, when this database writes events.
+    pub(crate) fn outbox_write(&self) -> Option<crate::webhooks::outbox::OutboxWrite<'_>> {
+        self.outbox
+            .as_deref()
+            .map(crate::webhooks::outbox::OutboxWrite::new)
+    }
+
+    /// After the commit of a write that appended through `outbox`: wakes the workers if it
+    /// queued a delivery, and nobody otherwise (`webhooks/outbox.rs`).
+    pub(crate) fn write_committed(
+        &self,
+        outbox: Option<&crate::webhooks::outbox::OutboxWrite<'_>>,
+    ) {
+        if outbox.is_some_and(crate::webhooks::outbox::OutboxWrite::queued_deliveries) {
+            self.events_committed();
+        }
+    }
+
     /// Tells this process's workers that events were committed, and on PostgreSQL the
     /// other instances' too (`webhooks/announce.rs`).
     pub(crate) fn events_committed(&self) {

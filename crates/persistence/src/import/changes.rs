@@ -14,7 +14,7 @@ use crate::catalogue::Selection;
 use crate::clients::ClientSelection;
 use crate::error::DbError;
 use crate::orders::OrderSelection;
-use crate::webhooks::outbox::{self, Outbox};
+use crate::webhooks::outbox::{self, OutboxWrite};
 
 /// Ids written, each with whether the import created it.
 #[derive(Debug, Default)]
@@ -51,7 +51,7 @@ impl ImportChanges {
     pub async fn append<C: ImportConnection>(
         self,
         conn: &mut C,
-        outbox: &Outbox,
+        outbox: &OutboxWrite<'_>,
         shop: &ShopId,
         stamp: Timestamp,
     ) -> Result<(), DbError> {
@@ -99,9 +99,5 @@ impl ImportChanges {
             }
         }
         outbox::append(conn, outbox, shop, &events).await
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.products.is_empty() && self.clients.is_empty() && self.orders.is_empty()
     }
 }

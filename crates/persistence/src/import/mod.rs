@@ -104,8 +104,9 @@ impl ImportRepository for Database {
         now: Timestamp,
     ) -> Result<ImportReport, ImportStoreError> {
         let span = WriteSpan::start();
-        let outbox = self.outbox.clone();
-        let outcome: Result<(ImportReport, bool), ImportFailure> = in_transaction!(self, |conn| {
+        let outbox = self.outbox_write();
+        let events = outbox.as_ref();
+        let outcome: Result<ImportReport, ImportFailure> = in_transaction!(self, |conn| {
             let mut changes = ImportChanges::default();
             let report = apply(conn, shop, data, now, &mut changes).await?;
             let mut stamp = now;
@@ -113,17 +114,19 @@ impl ImportRepository for Database {
                 conn.restamp(shop, now, later).await?;
                 stamp = later;
             }
-            let changed = !changes.is_empty();
-            if let Some(outbox) = &outbox {
+            if let Some(outbox) = events {
                 changes.append(conn, outbox, shop, stamp).await?;
             }
-            Ok((report, changed))
+            Ok(report)
         });
-        let (report, changed) = outcome.map_err(|failure| match failure {
+        let report = outcome.map_err(|failure| match failure {
             ImportFailure::Rejected(problems) => ImportStoreError::Rejected(problems),
             ImportFailure::Db(error) => ImportStoreError::Store(error.into()),
         })?;
-        if changed {
+        if outbox
+            .as_ref()
+            .is_some_and(|outbox| outbox.queued_deliveries())
+        {
             self.events_wake.notify_one();
             // The command line's import ends right after: the `NOTIFY` is sent before it does.
             self.announce_events_now().await;

@@ -43,7 +43,7 @@ use crate::error::DbError;
 use crate::rows::{IdempotencyRow, MovementRow, Recorded, RecordedOutcome};
 use crate::schema::{idempotency_records, products, stock_movements, variants};
 use crate::sql::kept_prepared::KeptPrepared;
-use crate::webhooks::outbox::{self, Outbox, OutboxQueries, StockChange};
+use crate::webhooks::outbox::{self, OutboxQueries, OutboxWrite, StockChange};
 
 /// A variant as an adjustment or a switch of tracking finds it.
 pub(crate) struct FoundVariant {
@@ -222,7 +222,7 @@ impl_for_each_backend! {
 pub(super) async fn adjust<C: AdjustQueries + CatalogueQueries + OutboxQueries + Send>(
     conn: &mut C,
     command: &AdjustmentCommand,
-    outbox: Option<&Outbox>,
+    outbox: Option<&OutboxWrite<'_>>,
 ) -> Result<AdjustmentOutcome, DbError> {
     if let Some(claim) = &command.idempotency
         && let Some(record) = conn.live_record(&command.key_prefix, claim).await?
@@ -264,7 +264,7 @@ pub(super) async fn adjust<C: AdjustQueries + CatalogueQueries + OutboxQueries +
 /// `product.updated` (its `stockQuantity` moved).
 async fn append_events<C: CatalogueQueries + OutboxQueries + Send>(
     conn: &mut C,
-    outbox: &Outbox,
+    outbox: &OutboxWrite<'_>,
     command: &AdjustmentCommand,
     applied: &StockAdjustment,
 ) -> Result<(), DbError> {

@@ -17,9 +17,7 @@ use diesel::dsl::exists;
 use diesel::prelude::*;
 use diesel_async::RunQueryDsl;
 use shop_domain::id::{ShopId, VariantId};
-use shop_domain::stock::{
-    ActivityQuery, AdjustmentResult, StockActivity, StockEntry, StockListQuery, StockMovement,
-};
+use shop_domain::stock::{ActivityQuery, StockActivity, StockEntry, StockListQuery, StockMovement};
 use shop_ports::StoreError;
 use shop_ports::port::{
     AdjustmentCommand, AdjustmentOutcome, ReadFrom, StockRepository, TrackingCommand,
@@ -147,20 +145,20 @@ impl StockRepository for Database {
     ) -> Result<AdjustmentOutcome, StoreError> {
         let outcome = adjust::deciding_again(move || async move {
             let span = WriteSpan::start();
-            in_transaction!(self, |conn| {
-                let outcome = adjust::adjust(conn, command, self.outbox.as_deref()).await?;
+            let outbox = self.outbox_write();
+            let events = outbox.as_ref();
+            let outcome = in_transaction!(self, |conn| {
+                let outcome = adjust::adjust(conn, command, events).await?;
                 span.check()?;
                 Ok::<_, DbError>(outcome)
-            })
+            });
+            if outcome.is_ok() {
+                self.write_committed(outbox.as_ref());
+            }
+            outcome
         })
         .await?;
         self.remember_write(&command.key_prefix).await;
-        if matches!(
-            outcome,
-            AdjustmentOutcome::Fresh(AdjustmentResult::Applied(_))
-        ) {
-            self.events_committed();
-        }
         Ok(outcome)
     }
 
@@ -169,16 +167,16 @@ impl StockRepository for Database {
         command: &TrackingCommand,
     ) -> Result<TrackingOutcome, StoreError> {
         let span = WriteSpan::start();
+        let outbox = self.outbox_write();
+        let events = outbox.as_ref();
         let outcome: Result<TrackingOutcome, SwitchFailure> = in_transaction!(self, |conn| {
-            let outcome = tracking::switch(conn, command, self.outbox.as_deref()).await?;
+            let outcome = tracking::switch(conn, command, events).await?;
             span.check()?;
             Ok(outcome)
         });
         match outcome {
             Ok(outcome) => {
-                if outcome == TrackingOutcome::Switched {
-                    self.events_committed();
-                }
+                self.write_committed(outbox.as_ref());
                 Ok(outcome)
             }
             // Rolled back: a concurrent switch made this very change first.

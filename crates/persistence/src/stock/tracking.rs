@@ -35,7 +35,7 @@ use crate::error::DbError;
 use crate::rows::SwitchRow;
 use crate::schema::{products, tracking_switches, variants};
 use crate::sql::kept_prepared::KeptPrepared;
-use crate::webhooks::outbox::{self, Outbox, OutboxQueries, StockChange};
+use crate::webhooks::outbox::{self, OutboxQueries, OutboxWrite, StockChange};
 
 /// Why a switch's transaction did not commit.
 pub(crate) enum SwitchFailure {
@@ -166,7 +166,7 @@ impl_for_each_backend! {
 pub(crate) async fn switch<C>(
     conn: &mut C,
     command: &TrackingCommand,
-    outbox: Option<&Outbox>,
+    outbox: Option<&OutboxWrite<'_>>,
 ) -> Result<TrackingOutcome, SwitchFailure>
 where
     C: AdjustQueries + TrackingQueries + CatalogueQueries + OutboxQueries + Send,

@@ -25,7 +25,7 @@ use super::test_databases;
 use crate::Database;
 use crate::database::in_transaction;
 use crate::error::DbError;
-use crate::webhooks::outbox;
+use crate::webhooks::outbox::{self, OutboxWrite};
 
 fn new_endpoint(shop: &Shop, id: &str, events: &[&str]) -> NewEndpoint {
     let scopes = ScopeSet::all();
@@ -197,6 +197,47 @@ async fn an_adjustment_is_queued_for_the_shops_endpoints_that_receive_its_types_
         );
         assert!(db.delete_endpoint(&a.id, &theirs).await.unwrap());
         assert!(db.get_endpoint(&a.id, &theirs).await.unwrap().is_none());
+    }
+}
+
+/// Whether this process's workers were woken since the last look (a wake-up nobody waited
+/// for is kept as a permit, which this takes).
+async fn workers_woken(db: &Database) -> bool {
+    tokio::time::timeout(Duration::from_millis(20), db.events_wake.notified())
+        .await
+        .is_ok()
+}
+
+#[tokio::test]
+async fn a_write_wakes_the_workers_only_when_it_queued_a_delivery() {
+    for t in test_databases().await {
+        let db = with_outbox(&t.db);
+        let (a, _) = keyed_shops(&db).await;
+        store_products(&db, &a, vec![imported(product("p1"))]).await;
+        create(&db, new_endpoint(&a, "we_orders", &["order.created"])).await;
+        workers_woken(&db).await;
+
+        db.adjust_stock(&adjustment(&a, "p1-v0", 2, 7_000))
+            .await
+            .unwrap();
+        assert!(
+            !workers_woken(&db).await,
+            "no endpoint receives an adjustment's events: nothing to wake for ({})",
+            t.backend()
+        );
+
+        create(&db, new_endpoint(&a, "we_stock", &["stock.updated"])).await;
+        workers_woken(&db).await;
+        db.adjust_stock(&adjustment(&a, "p1-v0", 3, 8_000))
+            .await
+            .unwrap();
+        assert!(workers_woken(&db).await, "{}", t.backend());
+        assert_eq!(
+            due_at(&db, at(8_000)).await,
+            vec![pair("we_stock", "stock:p1-v0")],
+            "{}",
+            t.backend()
+        );
     }
 }
 
@@ -514,7 +555,7 @@ async fn an_event_committed_late_is_listed_after_the_positions_read_before_its_c
             tokio::spawn(async move {
                 let appended: Result<(), DbError> = in_transaction!(&db, |conn| {
                     let event = outbox.event(EventType::Ping, at(1_000), EventData::Ping)?;
-                    outbox::append(conn, &outbox, &shop, &[event]).await?;
+                    outbox::append(conn, &OutboxWrite::new(&outbox), &shop, &[event]).await?;
                     drawn.send(()).unwrap();
                     commit_heard.await.unwrap();
                     Ok(())
@@ -528,7 +569,7 @@ async fn an_event_committed_late_is_listed_after_the_positions_read_before_its_c
             .unwrap();
         let shop = &a.id;
         let appended: Result<(), DbError> = in_transaction!(&db, |conn| {
-            outbox::append(conn, &outbox, shop, &[event]).await
+            outbox::append(conn, &OutboxWrite::new(&outbox), shop, &[event]).await
         });
         appended.unwrap();
         let read_before = pings_after(&db, &a.id, None).await;

@@ -11,7 +11,9 @@
 //! (`webhooks/events.rs`), and two events of one resource are already in commit order, since
 //! the second write waited on the first one's row locks before it drew its position.
 
+use std::ops::Deref;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use diesel::prelude::*;
 use diesel::sql_types::{BigInt, Integer, Nullable, Text};
@@ -74,6 +76,39 @@ impl Outbox {
     }
 }
 
+/// The outbox as one write transaction appends to it: remembers whether the transaction
+/// queued a delivery, which is what its commit has to wake the workers for
+/// ([`Database::write_committed`](crate::Database)). Made afresh for each transaction (a
+/// retried one too), so a flag never outlives the transaction that set it.
+pub(crate) struct OutboxWrite<'a> {
+    outbox: &'a Outbox,
+    /// Set once the transaction queued a delivery; only ever set, so an attempt rolled
+    /// back can at worst wake the workers for nothing, never leave a delivery asleep.
+    queued: AtomicBool,
+}
+
+impl<'a> OutboxWrite<'a> {
+    pub(crate) fn new(outbox: &'a Outbox) -> Self {
+        Self {
+            outbox,
+            queued: AtomicBool::new(false),
+        }
+    }
+
+    /// Whether the transaction queued (on SQLite: named) a delivery.
+    pub(crate) fn queued_deliveries(&self) -> bool {
+        AtomicBool::load(&self.queued, Ordering::Relaxed)
+    }
+}
+
+impl Deref for OutboxWrite<'_> {
+    type Target = Outbox;
+
+    fn deref(&self) -> &Outbox {
+        self.outbox
+    }
+}
+
 pub(crate) trait OutboxQueries {
     /// Appends the rendered `events` to the outbox, in their order; returns the sequence
     /// numbers drawn.
@@ -84,12 +119,12 @@ pub(crate) trait OutboxQueries {
     ) -> impl Future<Output = Result<Vec<i64>, DbError>> + Send;
 
     /// Queues `events` (this transaction's own, with their sequence numbers) for each of the
-    /// shop's enabled endpoints that receives its type.
+    /// shop's enabled endpoints that receives its type; tells whether any did.
     fn fan_out(
         &mut self,
         shop: &ShopId,
         events: &[(i64, &NewEvent)],
-    ) -> impl Future<Output = Result<(), DbError>> + Send;
+    ) -> impl Future<Output = Result<bool, DbError>> + Send;
 }
 
 /// An event as the outbox stores it.
@@ -136,7 +171,7 @@ impl_for_each_backend! {
             &mut self,
             shop: &ShopId,
             events: &[(i64, &NewEvent)],
-        ) -> Result<(), DbError> {
+        ) -> Result<bool, DbError> {
             self.queue_deliveries(shop, events).await
         }
     }
@@ -145,12 +180,13 @@ impl_for_each_backend! {
 /// How this transaction's events reach the endpoints that receive them, which differs by
 /// database (see the module's documentation).
 trait QueuesDeliveries {
-    /// `events`: this transaction's, each with the sequence number it was given.
+    /// `events`: this transaction's, each with the sequence number it was given. Tells
+    /// whether one of them goes to an endpoint.
     fn queue_deliveries(
         &mut self,
         shop: &ShopId,
         events: &[(i64, &NewEvent)],
-    ) -> impl Future<Output = Result<(), DbError>> + Send;
+    ) -> impl Future<Output = Result<bool, DbError>> + Send;
 }
 
 /// PostgreSQL: the deliveries themselves, in the write's transaction (an `INSERT … SELECT`
@@ -167,7 +203,8 @@ impl QueuesDeliveries for diesel_async::AsyncPgConnection {
         &mut self,
         shop: &ShopId,
         events: &[(i64, &NewEvent)],
-    ) -> Result<(), DbError> {
+    ) -> Result<bool, DbError> {
+        let mut queued = 0;
         for (seq, event) in events {
             let at = event.at.millis();
             let pairs = webhook_endpoints::table
@@ -190,7 +227,7 @@ impl QueuesDeliveries for diesel_async::AsyncPgConnection {
                     at.into_sql::<BigInt>(),
                     at.into_sql::<BigInt>(),
                 ));
-            KeptPrepared(
+            queued += KeptPrepared(
                 diesel::insert_into(webhook_deliveries::table)
                     .values(pairs)
                     .into_columns(QUEUED_DELIVERY_COLUMNS)
@@ -199,7 +236,7 @@ impl QueuesDeliveries for diesel_async::AsyncPgConnection {
             .execute(self)
             .await?;
         }
-        Ok(())
+        Ok(queued > 0)
     }
 }
 
@@ -214,27 +251,35 @@ impl<R: crate::database::SqliteRunner> QueuesDeliveries for crate::database::Sql
         &mut self,
         shop: &ShopId,
         events: &[(i64, &NewEvent)],
-    ) -> Result<(), DbError> {
+    ) -> Result<bool, DbError> {
         let seqs = || events.iter().map(|(seq, _)| *seq);
         let (Some(first), Some(last)) = (seqs().min(), seqs().max()) else {
-            return Ok(());
+            return Ok(false);
         };
-        KeptPrepared(
+        let named: Vec<Named> = KeptPrepared(
             diesel::sql_query(
                 "UPDATE webhook_events SET receivers = ( \
                      SELECT group_concat(e.id) FROM webhook_endpoints e \
                      WHERE e.shop_id = webhook_events.shop_id AND e.status = 'enabled' \
                        AND e.receives LIKE '%,' || webhook_events.type || ',%') \
-                 WHERE shop_id = ? AND seq BETWEEN ? AND ?",
+                 WHERE shop_id = ? AND seq BETWEEN ? AND ? \
+                 RETURNING receivers IS NOT NULL AS named",
             )
             .bind::<Text, _>(shop.as_str())
             .bind::<BigInt, _>(first)
             .bind::<BigInt, _>(last),
         )
-        .execute(self)
+        .load(self)
         .await?;
-        Ok(())
+        Ok(named.iter().any(|row| row.named))
     }
+}
+
+/// Whether an event named a receiver, as SQLite's fan-out returns it.
+#[derive(QueryableByName)]
+struct Named {
+    #[diesel(sql_type = diesel::sql_types::Bool)]
+    named: bool,
 }
 
 /// A variant's stock entry that just changed, with its product.
@@ -250,7 +295,7 @@ pub(crate) struct StockChange<'a> {
 /// as just written in the caller's transaction.
 pub(crate) async fn append_stock_change<C>(
     conn: &mut C,
-    outbox: &Outbox,
+    outbox: &OutboxWrite<'_>,
     change: StockChange<'_>,
     cause: StockCause,
 ) -> Result<(), DbError>
@@ -285,7 +330,7 @@ where
 /// Renders and appends `events` in the caller's transaction.
 pub(crate) async fn append<C: OutboxQueries + Send>(
     conn: &mut C,
-    outbox: &Outbox,
+    outbox: &OutboxWrite<'_>,
     shop: &ShopId,
     events: &[NewEvent],
 ) -> Result<(), DbError> {
@@ -298,5 +343,8 @@ pub(crate) async fn append<C: OutboxQueries + Send>(
         .collect();
     let seqs = conn.insert_events(shop, &rendered).await?;
     let numbered: Vec<(i64, &NewEvent)> = seqs.into_iter().zip(events).collect();
-    conn.fan_out(shop, &numbered).await
+    if conn.fan_out(shop, &numbered).await? {
+        outbox.queued.store(true, Ordering::Relaxed);
+    }
+    Ok(())
 }

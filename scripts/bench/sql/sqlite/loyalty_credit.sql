@@ -28,5 +28,5 @@ SELECT `clients`.`id`, `clients`.`shop_id`, `clients`.`name`, `clients`.`display
 -- binds: text :event_id, text :shop_id, text 'client.updated', text 'client:' || :id, text :event_body, bigint :now_ms
 INSERT INTO `webhook_events` (`id`, `shop_id`, `type`, `resource`, `body`, `created_at_ms`) VALUES (?, ?, ?, ?, ?, ?) RETURNING `seq`;
 -- binds: text :shop_id, bigint $seq, bigint $seq
-UPDATE webhook_events SET receivers = ( SELECT group_concat(e.id) FROM webhook_endpoints e WHERE e.shop_id = webhook_events.shop_id AND e.status = 'enabled' AND e.receives LIKE '%,' || webhook_events.type || ',%') WHERE shop_id = ? AND seq BETWEEN ? AND ?;
+UPDATE webhook_events SET receivers = ( SELECT group_concat(e.id) FROM webhook_endpoints e WHERE e.shop_id = webhook_events.shop_id AND e.status = 'enabled' AND e.receives LIKE '%,' || webhook_events.type || ',%') WHERE shop_id = ? AND seq BETWEEN ? AND ? RETURNING receivers IS NOT NULL AS named;
 COMMIT;
