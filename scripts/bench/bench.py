@@ -269,6 +269,9 @@ class Captured:
     write_ids: dict = dataclasses.field(default_factory=dict)
     # A v2 write's name -> file holding the body of the event its captured request appended
     event_bodies: dict = dataclasses.field(default_factory=dict)
+    # On PostgreSQL, the captured adjustment's two events: adjustment.sql's variable
+    # (`stock_event_body`, `product_event_body`) -> file holding the body the API rendered
+    adjustment_events: dict = dataclasses.field(default_factory=dict)
 
     def targets(self, name):
         """How many targets the write `name` cycles through."""
@@ -310,13 +313,23 @@ def measured_endpoints(settings):
             if settings.runs("writes" if name in writes.WRITES else "throughput")]
 
 
+def adjustment_event_resources(variant_id, body):
+    """adjustment.sql's event body variables -> the resource of that event (stock.updated,
+    product.updated) of the adjustment of `variant_id` whose response body is `body`."""
+    product_id = json.loads(body)["data"]["productId"]
+    return {"stock_event_body": f"stock:{variant_id}",
+            "product_event_body": f"product:{product_id}"}
+
+
 def capture(api, backend, key_prefix, dataset=None, connections=32, names=None):
     """Every measured endpoint's response body (`names`, all of ENDPOINTS by default), in
     ENDPOINTS order: a list's first page before the read by id that asks for its first row,
     the writes last. A v2 write also gets its targets, read from the dataset's database, and
-    the body of the event its captured request appended."""
+    the body of the event its captured request appended; the adjustment, on PostgreSQL, the
+    bodies of its two events (only pgbench's adjustment.sql uses them)."""
     names = list(ENDPOINTS) if names is None else names
     bodies, first_page_ids, write_ids, event_bodies = {}, {}, {}, {}
+    adjustment_events = {}
     variants_file = OUT / f"variants-{backend}.txt"
     if "adjustments" in names:
         variants = tracked_variants(api, ADJUSTED_VARIANTS)
@@ -326,6 +339,12 @@ def capture(api, backend, key_prefix, dataset=None, connections=32, names=None):
     for name in names:
         if name == "adjustments":
             body = api.post_adjustment(variants[0])
+            on_postgres = dataset is not None and dataset.backend == "postgres"
+            resources = adjustment_event_resources(variants[0], body) if on_postgres else {}
+            for variable, resource in resources.items():
+                adjustment_events[variable] = writes.write_file(
+                    OUT / "bodies" / f"{backend}-{name}-{variable}.json",
+                    writes.event_body(dataset, shop_id, resource))
         elif name in writes.WRITES:
             _mode, kind, _event = writes.WRITES[name]
             ids = writes.targets(dataset, shop_id, kind, connections)
@@ -348,13 +367,15 @@ def capture(api, backend, key_prefix, dataset=None, connections=32, names=None):
         writes.prepare_pgbench(dataset, {writes.WRITES[name][1]: path.read_text().split()
                                          for name, path in write_ids.items()})
     return Captured(shop_id, bodies, variants_file, first_page_ids, key_prefix,
-                    endpoint_paths(first_page_ids, names), write_ids, event_bodies)
+                    endpoint_paths(first_page_ids, names), write_ids, event_bodies,
+                    adjustment_events)
 
 
 def pgbench_variables(captured, name, clients=32):
     """The variables of scripts/bench/sql/README.md: `shop_id`; the reads by id's
     `product_id` (product.sql) / `order_id` (order.sql); the adjustment's `slug` (its variants
-    are {slug}-p{client_id + 1:07}-v0) and `key_prefix`; a v2 write's `key_prefix`,
+    are {slug}-p{client_id + 1:07}-v0), `key_prefix` and its events' bodies
+    (`stock_event_body`, `product_event_body`); a v2 write's `key_prefix`,
     `event_body`, `clients` (pgbench's -c), `targets` and `turn` (benchlib/writes.py). The
     pages need no more than `shop_id`: their one statement selects the page's ids itself."""
     if name in writes.WRITES:
@@ -368,6 +389,8 @@ def pgbench_variables(captured, name, clients=32):
         variables["order_id"] = captured.by_id("order")
     elif name == "adjustments":
         variables.update(slug=datasets.SLUG, key_prefix=captured.key_prefix)
+        variables.update({variable: path.read_text()
+                          for variable, path in captured.adjustment_events.items()})
     return variables
 
 

@@ -912,6 +912,37 @@ class EndpointsTest(unittest.TestCase):
                          {"shop_id": "shop-1", "order_id": "o-9"})
         self.assertEqual(bench.pgbench_variables(captured, "adjustments"),
                          {"shop_id": "shop-1", "slug": "bench", "key_prefix": "pfx"})
+        self.assertEqual(captured.adjustment_events, {}, "no dataset, no event read")
+
+    def test_capture_on_postgres_keeps_the_adjustments_two_event_bodies(self):
+        api = mock.Mock()
+        api.get_json.return_value = {"shop": {"id": "shop-1"}}
+        api.post_adjustment.return_value = b'{"data":{"variantId":"v-1","productId":"p-1"}}'
+        dataset = mock.Mock(backend="postgres")
+        with tempfile.TemporaryDirectory() as folder, \
+                mock.patch.object(bench, "OUT", Path(folder)), \
+                mock.patch.object(bench, "tracked_variants", return_value=["v-1", "v-2"]), \
+                mock.patch.object(bench.writes, "event_body",
+                                  side_effect=lambda _d, _s, resource: f"body of {resource}") \
+                as event_body, \
+                mock.patch.object(bench.writes, "prepare_pgbench"):
+            captured = bench.capture(api, "postgres", "pfx", dataset, 32, ["adjustments"])
+            self.assertEqual(bench.pgbench_variables(captured, "adjustments"),
+                             {"shop_id": "shop-1", "slug": "bench", "key_prefix": "pfx",
+                              "stock_event_body": "body of stock:v-1",
+                              "product_event_body": "body of product:p-1"})
+        self.assertEqual([c.args for c in event_body.call_args_list],
+                         [(dataset, "shop-1", "stock:v-1"), (dataset, "shop-1", "product:p-1")])
+        api.post_adjustment.assert_called_once_with("v-1")
+        with tempfile.TemporaryDirectory() as folder, \
+                mock.patch.object(bench, "OUT", Path(folder)), \
+                mock.patch.object(bench, "tracked_variants", return_value=["v-1"]), \
+                mock.patch.object(bench.writes, "event_body") as event_body, \
+                mock.patch.object(bench.writes, "prepare_pgbench"):
+            captured = bench.capture(api, "sqlite", "pfx", mock.Mock(backend="sqlite"), 32,
+                                     ["adjustments"])
+        event_body.assert_not_called()  # SQLite's ceilings have no adjustment script
+        self.assertEqual(captured.adjustment_events, {})
 
     def test_each_pgbench_script_is_given_the_variables_it_uses(self):
         with tempfile.TemporaryDirectory() as folder:
@@ -921,8 +952,10 @@ class EndpointsTest(unittest.TestCase):
                 files[name].write_text("a\nb\n" if name == "ids" else '{"id":"evt_1"}')
             writes_ = {name: files["ids"] for name in bench.writes.WRITES}
             bodies = {name: files["body"] for name in bench.writes.WRITES}
+            adjustment_events = {"stock_event_body": files["body"],
+                                 "product_event_body": files["body"]}
             captured = bench.Captured("s", {}, Path("v"), {"products": ["p"], "orders": ["o"]},
-                                      "k", {}, writes_, bodies)
+                                      "k", {}, writes_, bodies, adjustment_events)
             for name in pgbench.SCRIPTS:
                 text = pgbench.script_path(name).read_text()
                 code = "\n".join(line for line in text.splitlines()
@@ -930,17 +963,20 @@ class EndpointsTest(unittest.TestCase):
                 used = set(re.findall(r"(?<!:):([a-z_]+)", code))
                 used -= set(re.findall(r"^\\set (\w+)", code, re.M))
                 given = set(bench.pgbench_variables(captured, name))
-                if name == "adjustments":  # it also uses client_id and what its \gset sets
-                    self.assertLessEqual(given, used, name)
-                elif name in bench.writes.WRITES:
+                if name == "adjustments" or name in bench.writes.WRITES:
                     # The rest: pgbench's client_id, the first statement's columns (its
-                    # `AS name`s) and what the RETURNINGs give (\gset).
+                    # `AS name`s) and what the RETURNINGs give (\gset, with its prefix).
                     made = set(re.findall(r"\bAS ([a-z_]+)", code)) | {"client_id", "seq",
-                                                                      "points"}
+                                                                      "points", "stock"}
+                    made |= {prefix + "seq"
+                             for prefix in re.findall(r"\\gset (\w+)", code)}
                     self.assertLessEqual(given - {"turn"}, used, name)
                     self.assertLessEqual(used, given | made, name)
                 else:
                     self.assertEqual(used, given, name)
+            self.assertEqual(set(bench.pgbench_variables(captured, "adjustments")),
+                             {"shop_id", "slug", "key_prefix", "stock_event_body",
+                              "product_event_body"})
             self.assertEqual(bench.pgbench_variables(captured, "loyalty_credit", clients=32),
                              {"shop_id": "s", "key_prefix": "k", "event_body": '{"id":"evt_1"}',
                               "clients": 32, "targets": 2, "turn": 0})
