@@ -78,14 +78,18 @@ pub(crate) use with_read_conn;
 ///
 /// On SQLite the transaction is `BEGIN IMMEDIATE`: it takes the write lock up front, so a
 /// transaction that reads then writes waits (`busy_timeout`) instead of failing on a lock
-/// upgrade; and it first waits for its [`Database::write_turn`] in this process.
+/// upgrade; and it first waits for its [`Database::write_turn`] in this process
+/// (`in_transaction!(db, turn: queue_write_turn, |conn| body)`: for another turn).
 ///
 /// [`Database::write_turn`]: super::Database::write_turn
 macro_rules! in_transaction {
-    ($db:expr, |$conn:ident| $body:expr) => {{
+    ($db:expr, |$conn:ident| $body:expr) => {
+        $crate::database::in_transaction!($db, turn: write_turn, |$conn| $body)
+    };
+    ($db:expr, turn: $turn:ident, |$conn:ident| $body:expr) => {{
         let db: &$crate::database::Database = $db;
         match &db.pool {
-            $crate::database::Pool::Sqlite(pools) => match db.write_turn().await {
+            $crate::database::Pool::Sqlite(pools) => match db.$turn().await {
                 Ok(turn) => match db.acquire(pools.writes.get()).await {
                     Ok(mut object) => {
                         let writer: &mut $crate::database::SqliteConn = &mut object;

@@ -16,7 +16,8 @@
 //! - `read.rs`: where an API read runs, one plain method per backend;
 //! - `calling_thread.rs`: why SQLite's API reads run on the thread that asks for them;
 //! - `checkout.rs`: a pooled connection within the wait timeout, timeouts counted;
-//! - `write_queue.rs`: why SQLite writers take turns in the process;
+//! - `write_queue.rs`: why SQLite writers take turns in the process, and the webhook workers
+//!   go ahead of their line;
 //! - `write_locks.rs`: the row and value locks of API v2's writes (`If-Match`, unique e-mails);
 //! - `write_span.rs`: the writers' half of the sync contract (a write's stamp to its commit);
 //! - `monitor.rs`: the pool's figures for `/metrics`;
@@ -94,7 +95,7 @@ pub struct Database {
     /// Checkouts that gave up after `wait_timeout`, shared by the clones (for metrics).
     wait_timeouts: Arc<AtomicU64>,
     /// SQLite's one writer at a time, taken in arrival order (see [`Database::write_turn`]).
-    sqlite_writer: Arc<tokio::sync::Mutex<()>>,
+    sqlite_writers: write_queue::SqliteWriters,
     /// PostgreSQL's read replicas, when configured.
     pub(crate) replicas: Option<Arc<replicas::Replicas>>,
     /// Renders and names the events the writes append (`webhooks/outbox.rs`); none for tools

@@ -142,7 +142,7 @@ impl Database {
             pool,
             wait_timeout: options.wait_timeout,
             wait_timeouts: Arc::default(),
-            sqlite_writer: Arc::default(),
+            sqlite_writers: Default::default(),
             replicas: None,
             outbox: None,
             events_wake: Arc::default(),

@@ -13,7 +13,10 @@ use super::fixtures::{
 use super::{TestDb, sqlite_with, test_databases};
 use crate::PoolOptions;
 use shop_ports::StoreError;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
+
+use crate::Database;
 
 /// The variant's stock as listed.
 pub(super) async fn stock_of(t: &TestDb, shop: &Shop, variant: &str) -> Option<i64> {
@@ -240,4 +243,53 @@ async fn a_sqlite_writer_gives_up_after_the_wait_timeout_then_writes_again() {
     let applied = t.db.adjust_stock(&adjustment(&a, "p1-v0", 1, 8_000)).await;
     assert!(applied.is_ok(), "{applied:?}");
     assert_eq!(stock_of(&t, &a, "p1-v0").await, Some(5));
+}
+
+/// The webhook workers' turn waits in SQLite writers' line, but once past its patience it
+/// goes ahead of it: it waits for the writer holding the turn and at most the line's head,
+/// never for the whole line (`Database::queue_write_turn`).
+#[tokio::test]
+async fn the_webhook_workers_turn_goes_ahead_of_a_long_line_of_writers() {
+    let t = sqlite_with(PoolOptions {
+        max_size: 4,
+        wait_timeout: Duration::from_secs(10),
+    })
+    .await;
+    let order = Arc::new(Mutex::new(Vec::new()));
+    let took_turn = |db: Database, who: &'static str, order: Arc<Mutex<Vec<&'static str>>>| async move {
+        let turn = if who == "workers" {
+            db.queue_write_turn().await
+        } else {
+            db.write_turn().await
+        };
+        let turn = turn.unwrap();
+        order.lock().unwrap().push(who);
+        tokio::time::sleep(Duration::from_millis(2)).await;
+        drop(turn);
+    };
+    let held = t.db.write_turn().await.unwrap();
+    let mut waiting = Vec::new();
+    for _ in 0..8 {
+        waiting.push(tokio::spawn(took_turn(
+            t.db.clone(),
+            "writer",
+            Arc::clone(&order),
+        )));
+    }
+    tokio::time::sleep(Duration::from_millis(20)).await;
+    waiting.push(tokio::spawn(took_turn(
+        t.db.clone(),
+        "workers",
+        Arc::clone(&order),
+    )));
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    drop(held);
+    for task in waiting {
+        task.await.unwrap();
+    }
+
+    let order = order.lock().unwrap();
+    assert_eq!(order.len(), 9);
+    let workers = order.iter().position(|who| *who == "workers").unwrap();
+    assert!(workers <= 1, "the workers waited for the line: {order:?}");
 }

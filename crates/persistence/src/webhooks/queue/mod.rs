@@ -69,7 +69,11 @@ macro_rules! on_queue_connection {
 }
 
 /// `in_queue_transaction!(db, |conn| body)`: like [`in_transaction!`], on the delivery
-/// workers' connection on PostgreSQL.
+/// workers' connection on PostgreSQL. On SQLite with the workers' turn
+/// (`Database::queue_write_turn`), its statements on the calling thread as an API write's
+/// (`database/write_runner.rs`): while a turn holds SQLite's one writer every other writer
+/// waits, and the hop to a blocking thread and back for each of its statements (a dozen or
+/// so a turn) made most of the time it held it.
 macro_rules! in_queue_transaction {
     ($db:expr, |$conn:ident| $body:expr) => {{
         let db: &Database = $db;
@@ -84,7 +88,10 @@ macro_rules! in_queue_transaction {
                 }
                 Err(error) => Err(error),
             },
-            _ => in_transaction!(db, |$conn| $body),
+            _ => in_transaction!(db, turn: queue_write_turn, |$conn| {
+                $crate::database::write_runner::between_begin_and_commit(async move { $body })
+                    .await
+            }),
         }
     }};
 }
