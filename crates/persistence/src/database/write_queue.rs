@@ -24,6 +24,19 @@ pub(crate) struct SqliteWriters {
     line: Arc<tokio::sync::Mutex<()>>,
 }
 
+impl SqliteWriters {
+    /// The turn, taken straight.
+    async fn turn(&self) -> OwnedMutexGuard<()> {
+        Arc::clone(&self.turn).lock_owned().await
+    }
+
+    /// The turn, taken after waiting in the line: only the line's head waits at the turn.
+    async fn in_line(&self) -> OwnedMutexGuard<()> {
+        let _head_of_the_line = self.line.lock().await;
+        self.turn().await
+    }
+}
+
 impl Database {
     /// The turn of a SQLite write transaction, held until it commits or rolls back.
     ///
@@ -38,12 +51,8 @@ impl Database {
     /// The writers wait in a line, and only its head waits at the turn itself, so that the
     /// webhook workers' turn waits for at most one of them besides the one writing.
     pub(crate) async fn write_turn(&self) -> Result<OwnedMutexGuard<()>, DbError> {
-        let writers = &self.sqlite_writers;
-        self.within_wait_timeout(async {
-            let _head_of_the_line = writers.line.lock().await;
-            Arc::clone(&writers.turn).lock_owned().await
-        })
-        .await
+        self.within_wait_timeout(self.sqlite_writers.in_line())
+            .await
     }
 
     /// The webhook workers' turn (a turn of the delivery queue): in the line of
@@ -57,13 +66,9 @@ impl Database {
     pub(crate) async fn queue_write_turn(&self) -> Result<OwnedMutexGuard<()>, DbError> {
         let writers = &self.sqlite_writers;
         self.within_wait_timeout(async {
-            let in_line = async {
-                let _head_of_the_line = writers.line.lock().await;
-                Arc::clone(&writers.turn).lock_owned().await
-            };
-            match tokio::time::timeout(QUEUE_PATIENCE, in_line).await {
+            match tokio::time::timeout(QUEUE_PATIENCE, writers.in_line()).await {
                 Ok(turn) => turn,
-                Err(_waited) => Arc::clone(&writers.turn).lock_owned().await,
+                Err(_waited) => writers.turn().await,
             }
         })
         .await
