@@ -128,11 +128,27 @@ pub(crate) use in_transaction;
 /// one transaction that rolls back when it took longer than the sync contract allows
 /// ([`WriteSpan`](super::write_span::WriteSpan)). On SQLite its statements run on the calling
 /// thread between `BEGIN` and `COMMIT` (`write_runner.rs`): an API write is a handful of
-/// statements, unlike an import. A macro because `in_transaction!`'s body is a closure of
+/// statements, unlike an import. On SQLite the whole transaction, from the wait for its turn
+/// to its commit, runs on the writer thread (`writer_thread.rs`), with a copy of the command.
+/// A macro because `in_transaction!`'s body is a closure of
 /// each backend's connection, which a generic function could not pass on. Once committed, it
 /// wakes the webhook workers if the write queued a delivery (`Database::write_committed`).
 macro_rules! write_transaction {
     ($db:expr, $write:ident($command:expr)) => {{
+        let db: &$crate::database::Database = $db;
+        match db.sqlite_writer_thread() {
+            Some(thread) => {
+                let (db, command) = (db.clone(), ::std::clone::Clone::clone($command));
+                thread
+                    .run(async move {
+                        $crate::database::write_transaction!(@here &db, $write(&command))
+                    })
+                    .await
+            }
+            None => $crate::database::write_transaction!(@here db, $write($command)),
+        }
+    }};
+    (@here $db:expr, $write:ident($command:expr)) => {{
         let db: &$crate::database::Database = $db;
         let span = $crate::database::write_span::WriteSpan::start();
         let outbox = db.outbox_write();

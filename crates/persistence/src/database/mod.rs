@@ -19,6 +19,7 @@
 //! - `write_queue.rs`: why SQLite writers take turns in the process, and the webhook workers
 //!   go ahead of their line;
 //! - `write_locks.rs`: the row and value locks of API v2's writes (`If-Match`, unique e-mails);
+//! - `writer_thread.rs`: SQLite's writer thread, where the API's write transactions run;
 //! - `write_span.rs`: the writers' half of the sync contract (a write's stamp to its commit);
 //! - `monitor.rs`: the pool's figures for `/metrics`;
 //! - `replicas.rs`: PostgreSQL read replicas, where each stands, and which one a read uses;
@@ -43,6 +44,7 @@ pub(crate) mod write_locks;
 mod write_queue;
 pub(crate) mod write_runner;
 pub(crate) mod write_span;
+pub(crate) mod writer_thread;
 
 use std::fmt;
 use std::sync::Arc;
@@ -147,6 +149,15 @@ impl Database {
     ) {
         if outbox.is_some_and(crate::webhooks::outbox::OutboxWrite::queued_deliveries) {
             self.events_committed();
+        }
+    }
+
+    /// SQLite's writer thread (`writer_thread.rs`); none on PostgreSQL, whose writes run
+    /// side by side.
+    pub(crate) fn sqlite_writer_thread(&self) -> Option<&writer_thread::WriterThread> {
+        match self.pool {
+            Pool::Sqlite(_) => Some(&self.sqlite_writers.thread),
+            Pool::Postgres(_) => None,
         }
     }
 

@@ -10,18 +10,20 @@ use std::time::Duration;
 use tokio::sync::OwnedMutexGuard;
 
 use super::Database;
+use super::writer_thread::WriterThread;
 use crate::error::DbError;
 
 /// How long the webhook workers' turn waits in the writers' line before it goes ahead of it
 /// (docs/PERFORMANCE.md, "Webhooks").
 const QUEUE_PATIENCE: Duration = Duration::from_millis(10);
 
-/// SQLite's one writer at a time: the turn itself, and the line the writers of the API, the
-/// console and the tools wait in for it.
+/// SQLite's one writer at a time: the turn itself, the line the writers of the API, the
+/// console and the tools wait in for it, and the thread the API's writes run on.
 #[derive(Clone, Default)]
 pub(crate) struct SqliteWriters {
     turn: Arc<tokio::sync::Mutex<()>>,
     line: Arc<tokio::sync::Mutex<()>>,
+    pub(crate) thread: Arc<WriterThread>,
 }
 
 impl SqliteWriters {

@@ -48,8 +48,9 @@ tokio::task_local! {
     static IN_WRITE_TRANSACTION: ();
 }
 
-/// The writers' runner: the calling thread inside [`between_begin_and_commit`], tokio's
-/// blocking pool everywhere else (the transaction's own `BEGIN` and `COMMIT`, a connection's
+/// The writers' runner: the calling thread inside [`between_begin_and_commit`] and on the
+/// writer thread (`writer_thread.rs`, whose work is its writes), tokio's blocking pool
+/// everywhere else (the transaction's own `BEGIN` and `COMMIT`, a connection's
 /// setup, a statement outside a transaction).
 pub(crate) struct WriterRunner(BlockingPool);
 
@@ -61,7 +62,9 @@ impl SpawnBlocking for WriterRunner {
     where
         R: Send + 'static,
     {
-        if IN_WRITE_TRANSACTION.try_with(|()| ()).is_ok() {
+        if IN_WRITE_TRANSACTION.try_with(|()| ()).is_ok()
+            || super::writer_thread::on_writer_thread()
+        {
             Box::pin(ready(Ok(task())))
         } else {
             self.0.spawn_blocking(task)

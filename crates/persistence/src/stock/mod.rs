@@ -26,12 +26,12 @@ use shop_ports::port::{
 
 use crate::catalogue::contains_pattern;
 use crate::database::write_span::WriteSpan;
-use crate::database::{Database, in_transaction, with_conn, with_read_conn};
-use crate::error::DbError;
+use crate::database::{Database, in_transaction, with_conn, with_read_conn, write_transaction};
 use crate::rows::{MovementRow, StockEntryRow};
 use crate::schema::{products, stock_movements, variants};
 use crate::sql::first_rows::{first_rows, in_first_rows};
 use activity::ActivityQueries;
+use adjust::adjust;
 use tracking::SwitchFailure;
 
 #[async_trait]
@@ -143,21 +143,11 @@ impl StockRepository for Database {
         &self,
         command: &AdjustmentCommand,
     ) -> Result<AdjustmentOutcome, StoreError> {
-        let outcome = adjust::deciding_again(move || async move {
-            let span = WriteSpan::start();
-            let outbox = self.outbox_write();
-            let events = outbox.as_ref();
-            let outcome = in_transaction!(self, |conn| {
-                let outcome = adjust::adjust(conn, command, events).await?;
-                span.check()?;
-                Ok::<_, DbError>(outcome)
-            });
-            if outcome.is_ok() {
-                self.write_committed(outbox.as_ref());
-            }
-            outcome
-        })
-        .await?;
+        let outcome =
+            adjust::deciding_again(
+                move || async move { write_transaction!(self, adjust(command)) },
+            )
+            .await?;
         self.remember_write(&command.key_prefix).await;
         Ok(outcome)
     }
