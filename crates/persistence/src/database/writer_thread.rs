@@ -36,7 +36,7 @@ pub(crate) fn on_writer_thread() -> bool {
     ON_WRITER_THREAD.get()
 }
 
-/// One database's writer thread, started by its first write ([`WriterThread::get`]).
+/// One database's writer thread, started by its first write ([`WriterThread::run`]).
 #[derive(Default)]
 pub(crate) struct WriterThread {
     started: OnceLock<Option<Running>>,
