@@ -126,13 +126,14 @@ pub(crate) use in_transaction;
 
 /// `write_transaction!(db, write(command))`: an API write, `write(conn, command, outbox)`, in
 /// one transaction that rolls back when it took longer than the sync contract allows
-/// ([`WriteSpan`](super::write_span::WriteSpan)). On SQLite its statements run on the calling
-/// thread between `BEGIN` and `COMMIT` (`write_runner.rs`): an API write is a handful of
-/// statements, unlike an import. On SQLite the whole transaction, from the wait for its turn
-/// to its commit, runs on the writer thread (`writer_thread.rs`), with a copy of the command.
-/// A macro because `in_transaction!`'s body is a closure of
-/// each backend's connection, which a generic function could not pass on. Once committed, it
-/// wakes the webhook workers if the write queued a delivery (`Database::write_committed`).
+/// ([`WriteSpan`](super::write_span::WriteSpan)). On SQLite the whole transaction, from the
+/// wait for its turn to its `COMMIT`, runs on the writer thread (`writer_thread.rs`) with a
+/// copy of the command; the `@here` arm is the transaction itself, on the calling task, whose
+/// statements run on that task's thread (`write_runner.rs`: an API write is a handful of
+/// statements, unlike an import) should the writer thread be missing. A macro because
+/// `in_transaction!`'s body is a closure of each backend's connection, which a generic
+/// function could not pass on. Once committed, it wakes the webhook workers if the write
+/// queued a delivery (`Database::write_committed`).
 macro_rules! write_transaction {
     ($db:expr, $write:ident($command:expr)) => {{
         let db: &$crate::database::Database = $db;

@@ -1,6 +1,6 @@
 //! `StockRepository`: the stock list (one query per page), adjustments (one transaction each,
-//! see [`adjust`](mod@adjust)), switches of a variant's tracking (one transaction each, see [`tracking`]),
-//! the console's activity list (see [`activity`]) and the movement list.
+//! see [`adjust`](mod@adjust)), switches of a variant's tracking (one transaction each, see
+//! [`tracking`]), the console's activity list (see [`activity`]) and the movement list.
 //!
 //! A stock line is a variant joined with its product, both matched on the shop: the product
 //! gives the name and half of `active`; tracking is the variant's own (`variants.track_stock`,

@@ -3,9 +3,10 @@
 //! endpoints enabled at its commit that receive its type: on PostgreSQL its deliveries are
 //! queued in the same transaction (one `INSERT … SELECT`); on SQLite the event names them
 //! and the workers queue the deliveries in their next turn (`QueuesDeliveries`). Then
-//! the workers are woken after the commit by [`Database::events_committed`](crate::database::Database::events_committed) (this process's,
-//! and on PostgreSQL every instance's by a `NOTIFY` sent outside the write's transaction:
-//! see `webhooks/announce.rs`).
+//! the workers are woken after the commit by
+//! [`Database::events_committed`](crate::database::Database::events_committed) (this
+//! process's, and on PostgreSQL every instance's by a `NOTIFY` sent outside the write's
+//! transaction: see `webhooks/announce.rs`).
 //!
 //! Nothing here serialises a shop's writers: the log's commit order is drawn when it is read
 //! (`webhooks/events.rs`), and two events of one resource are already in commit order, since
