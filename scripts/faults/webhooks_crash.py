@@ -320,8 +320,13 @@ def two_instances(s: scenarios.Scenario, args) -> None:
               f"{len(records)} deliveries received for {len(expected)} events")
     s.require(not doubled, f"{len(doubled)} duplicates: {doubled[:5]}")
     s.require(not wrong, f"{len(wrong)} variants not on their imported stock: {wrong[:5]}")
-    s.require(len(per_instance) == 2 and all(n > 0 for n in per_instance.values()),
-              f"both instances must take part: {per_instance}")
+    both = len(per_instance) == 2 and all(n > 0 for n in per_instance.values())
+    if not both:
+        # What an idle instance said: a failing turn, a lost connection, a panic.
+        for name in "ab":
+            lines = (s.work / f"deliver-{name}.log").read_text(errors="replace").splitlines()
+            s.log(f"deliver {name}'s log, last lines:\n  " + "\n  ".join(lines[-15:]))
+    s.require(both, f"both instances must take part: {per_instance}")
     s.require(sum(per_instance.values()) == attempts,
               f"{attempts} attempts but {sum(per_instance.values())} noted per instance")
 

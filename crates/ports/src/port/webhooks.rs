@@ -259,6 +259,10 @@ pub struct Turn {
     pub claimed: Vec<ClaimedDelivery>,
     /// Nothing was due at all (whatever the room): the loop may sleep until the next retry.
     pub nothing_due: bool,
+    /// Another instance took some of the pairs this turn chose while it chose them: what is
+    /// due has moved on since it was read, so the loop turns again at once rather than
+    /// sleeping until the poll, which left a second instance idle behind a busy one.
+    pub contended: bool,
 }
 
 impl AttemptRecord {

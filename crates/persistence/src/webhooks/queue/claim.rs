@@ -45,15 +45,22 @@ struct Pending {
     attempts: i32,
 }
 
+/// What a claim took: the deliveries to attempt, and whether another instance held some of
+/// the pairs asked for (`Turn::contended`).
+pub(super) struct Claimed {
+    pub(super) deliveries: Vec<ClaimedDelivery>,
+    pub(super) contended: bool,
+}
+
 pub(super) trait ClaimQueries {
-    /// See `DeliveryQueue::claim`; runs inside the caller's transaction.
+    /// See `DeliveryQueue::turn`; runs inside the caller's transaction.
     fn claim_batch(
         &mut self,
         work: &[DueWork],
         instance: &str,
         now: Timestamp,
         until: Timestamp,
-    ) -> impl Future<Output = Result<Vec<ClaimedDelivery>, DbError>> + Send;
+    ) -> impl Future<Output = Result<Claimed, DbError>> + Send;
 
     /// Deletes `instance`'s claims of `pairs` (endpoint id, resources).
     fn release(
@@ -71,23 +78,29 @@ impl_for_each_backend! {
             instance: &str,
             now: Timestamp,
             until: Timestamp,
-        ) -> Result<Vec<ClaimedDelivery>, DbError> {
+        ) -> Result<Claimed, DbError> {
             let endpoints: Vec<&str> = work
                 .iter()
                 .map(|w| w.endpoint_id.as_str())
                 .collect::<BTreeSet<_>>()
                 .into_iter()
                 .collect();
-            let pairs: Vec<(&str, &str)> = work
+            // In one order for every instance: two claims of overlapping pairs then wait on
+            // each other's rows one way, never each on the other's (a deadlock, which
+            // PostgreSQL breaks only after a second by failing one turn). The heads' order is
+            // not it: deliveries due at the same instant (an import's) come in any order.
+            let mut pairs: Vec<(&str, &str)> = work
                 .iter()
                 .map(|w| (w.endpoint_id.as_str(), w.resource.as_str()))
                 .collect();
+            pairs.sort_unstable();
             // The pairs inserted or taken over are the ones taken: a pair another instance
             // holds (its claim still live) is left alone.
             let taken: HashSet<(String, String)> =
                 self.insert_claims(&pairs, instance, until, now).await?.into_iter().collect();
+            let contended = taken.len() < pairs.len();
             if taken.is_empty() {
-                return Ok(Vec::new());
+                return Ok(Claimed { deliveries: Vec::new(), contended });
             }
             let resources: Vec<&str> = taken.iter().map(|(_, r)| r.as_str()).collect();
             let pending: Vec<Pending> = webhook_deliveries::table
@@ -164,7 +177,7 @@ impl_for_each_backend! {
                 .map(|(seq, id, body)| (seq, (id, body)))
                 .collect();
             // One event may go to several endpoints of the batch.
-            sending
+            let deliveries = sending
                 .into_iter()
                 .map(|(row, target)| {
                     let (event_id, body) = bodies.get(&row.event_seq).cloned().ok_or_else(|| {
@@ -172,7 +185,8 @@ impl_for_each_backend! {
                     })?;
                     claimed_delivery(row, event_id, body, target, now)
                 })
-                .collect()
+                .collect::<Result<_, _>>()?;
+            Ok(Claimed { deliveries, contended })
         }
 
         async fn release(

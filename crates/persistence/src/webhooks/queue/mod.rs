@@ -212,8 +212,8 @@ impl DeliveryQueue for Database {
                 let selected = room.select(due);
                 if selected.is_empty() {
                     return Ok(Turn {
-                        claimed: Vec::new(),
                         nothing_due,
+                        ..Turn::default()
                     });
                 }
                 read_first = Some(selected);
@@ -239,7 +239,9 @@ impl DeliveryQueue for Database {
                 }
             };
             if !selected.is_empty() {
-                turn.claimed = conn.claim_batch(&selected, instance, now, until).await?;
+                let claimed = conn.claim_batch(&selected, instance, now, until).await?;
+                turn.claimed = claimed.deliveries;
+                turn.contended = claimed.contended;
             }
             timing.claimed = began.elapsed();
             Ok(turn)

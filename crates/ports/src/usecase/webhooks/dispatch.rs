@@ -139,6 +139,7 @@ impl WebhookDispatcher {
                 continue;
             }
             let wait = match end {
+                TurnEnd::Contended => continue,
                 TurnEnd::NothingDue if in_flight.is_empty() => {
                     driving(&mut in_flight, &mut ended, self.until_next_due()).await
                 }
@@ -227,12 +228,14 @@ impl WebhookDispatcher {
                 for record in &batch {
                     busy.release(&record.pair());
                 }
-                let nothing_due = turn.nothing_due;
+                let (nothing_due, contended) = (turn.nothing_due, turn.contended);
                 for claim in turn.claimed {
                     busy.hold(claim.pair());
                     in_flight.push(Box::pin(self.deliver(claim)));
                 }
-                if nothing_due {
+                if contended {
+                    TurnEnd::Contended
+                } else if nothing_due {
                     TurnEnd::NothingDue
                 } else {
                     TurnEnd::Ran
@@ -389,6 +392,9 @@ enum TurnEnd {
     Ran,
     /// Nothing was due at all: the loop may sleep until the next retry.
     NothingDue,
+    /// Another instance took pairs this one chose: the next turn reads the queue again at
+    /// once, past that instance's claims.
+    Contended,
     /// The queue could not be reached: what ended is kept for the next turn.
     Failed,
 }

@@ -322,6 +322,7 @@ async fn run_over(
                     .map(claim_of)
                     .collect(),
                 nothing_due,
+                contended: false,
             })
         });
     let sent = Arc::new(Mutex::new(Vec::new()));
@@ -429,4 +430,64 @@ async fn attempts_a_failed_turn_could_not_record_are_recorded_by_a_later_one() {
     assert_eq!(recorded.len(), 2);
     assert!(recorded.contains(&"stock:v1".to_owned()));
     assert!(recorded.contains(&"stock:v2".to_owned()));
+}
+
+/// Two instances read the same head: the one whose claims commit second takes none of the
+/// pairs it chose. It must read the queue again at once, past the other's claims, rather than
+/// sleep until the poll while the first takes everything.
+#[tokio::test]
+async fn a_turn_that_lost_its_pairs_to_another_instance_reads_the_queue_again_at_once() {
+    let calls = Arc::new(Mutex::new(Vec::new()));
+    let recorded_all = Arc::new(tokio::sync::Notify::new());
+    let mut queue = MockDeliveryQueue::new();
+    queue.expect_release_orphaned_claims().returning(|| Ok(0));
+    queue.expect_prune().returning(|_| Ok(0));
+    queue.expect_next_due().returning(|_| Ok(None));
+    queue.expect_pause().returning(|_| ());
+    let waits = calls.clone();
+    queue.expect_wait_for_events().returning(move |_| {
+        waits.lock().unwrap().push("wait");
+    });
+    let (turns, done) = (calls.clone(), recorded_all.clone());
+    let mut number = 0;
+    queue.expect_turn().returning(move |ended, room, _, _, _| {
+        number += 1;
+        turns.lock().unwrap().push("turn");
+        if !ended.is_empty() {
+            done.notify_one();
+        }
+        let (claimed, contended) = match number {
+            1 => (Vec::new(), true),
+            2 => (
+                room.select(vec![work_on("we_1", "stock:v2")])
+                    .iter()
+                    .map(claim_of)
+                    .collect(),
+                false,
+            ),
+            _ => (Vec::new(), false),
+        };
+        Ok(Turn {
+            nothing_due: number > 2,
+            claimed,
+            contended,
+        })
+    });
+    let sent = Arc::new(Mutex::new(Vec::new()));
+    let dispatcher = dispatcher(
+        queue,
+        sender_answering(answer(Some(200), None), &sent),
+        DispatchSettings::default(),
+    );
+    let stop = recorded_all.notified();
+    tokio::time::timeout(Duration::from_secs(5), dispatcher.run(stop))
+        .await
+        .expect("the attempt was recorded");
+    let calls = calls.lock().unwrap().clone();
+    assert_eq!(
+        calls[..2],
+        ["turn", "turn"],
+        "no wait between the contended turn and the next: {calls:?}"
+    );
+    assert_eq!(sent.lock().unwrap().len(), 1);
 }
