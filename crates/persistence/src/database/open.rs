@@ -6,6 +6,7 @@ use std::pin::Pin;
 use std::sync::Arc;
 use std::time::Duration;
 
+use deadpool::managed::QueueMode;
 use diesel::connection::SimpleConnection as _;
 use diesel::{Connection as _, ConnectionError, ConnectionResult, SqliteConnection};
 use diesel_async::pooled_connection::deadpool::Pool as DeadPool;
@@ -100,7 +101,13 @@ impl Database {
                 let writers = AsyncDieselConnectionManager::new_with_config(path, writers);
                 let readers = AsyncDieselConnectionManager::new_with_config(path, readers);
                 Pool::Sqlite(SqlitePools {
+                    // Last in, first out: SQLite empties a connection's page cache when its
+                    // transaction begins after another connection's commit, so taking the
+                    // connection that wrote last keeps the pages the writes share in memory,
+                    // where handing them out in turn read every page from the file again
+                    // (docs/performance-log.md, "SQLite's writers on one warm connection").
                     writes: DeadPool::builder(writers)
+                        .queue_mode(QueueMode::Lifo)
                         .max_size(max_size)
                         .build()
                         .map_err(ConnectError::Pool)?,
