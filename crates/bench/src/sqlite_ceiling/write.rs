@@ -1,12 +1,15 @@
 //! Ceiling B of an API write on SQLite: a write script (`script.rs`) run as transactions on
 //! the benchmarked database file, from as many threads as the API's pool has connections, each
-//! with its own connection and the adapter's setup, each thread cycling through its own share
-//! of the target ids (as wrk's threads do). Every transaction takes the process's one write
-//! turn before its `BEGIN IMMEDIATE`, as the adapter's writers do (`Database::write_turn`,
-//! crates/persistence/src/database/write_queue.rs), so that writers queue in the process
-//! instead of polling SQLite's lock with the busy handler's sleeps. Each statement is prepared
-//! once per connection (diesel's statement cache, by its SQL) and every value of every row it
-//! returns is decoded into an owned Rust value.
+//! thread cycling through its own share of the target ids (as wrk's threads do). Every
+//! transaction takes the process's one write turn before its `BEGIN IMMEDIATE`, as the
+//! adapter's writers do (`Database::write_turn`, crates/persistence/src/database/write_queue.rs),
+//! so that writers queue in the process instead of polling SQLite's lock with the busy
+//! handler's sleeps. The turn holds one connection with the adapter's setup, on which every
+//! transaction runs: the adapter's writers' pool hands a write the connection returned last,
+//! which under a steady load is the one that committed last and keeps its page cache
+//! (crates/persistence/src/database/open.rs). Each thread reads its targets on a connection of
+//! its own. Each statement is prepared once (diesel's statement cache, by its SQL) and every
+//! value of every row it returns is decoded into an owned Rust value.
 
 use std::collections::HashMap;
 use std::path::Path;
@@ -82,7 +85,9 @@ pub fn run_writes(
         return Err(WriteError::NoTarget);
     }
     let url = database.to_string_lossy();
-    let turn = Mutex::new(());
+    let mut writer = SqliteConnection::establish(&url).map_err(CeilingError::from)?;
+    writer.batch_execute(&script.setup)?;
+    let turn = Mutex::new(writer);
     let ready = Barrier::new(connections);
     let start = Mutex::new(None::<Instant>);
     let counts = thread::scope(|scope| {
@@ -113,9 +118,9 @@ pub fn run_writes(
                     let mut committed = 0;
                     for target in targets.iter().cycle() {
                         {
-                            let _turn = turn.lock().expect("the write turn's lock");
+                            let mut writer = turn.lock().expect("the write turn's lock");
                             context.next();
-                            run_transaction(&mut conn, script, &mut context, target)?;
+                            run_transaction(&mut writer, script, &mut context, target)?;
                         }
                         let now = Instant::now();
                         if now >= until {
