@@ -264,6 +264,16 @@ fn claim_of(work: &DueWork) -> ClaimedDelivery {
     claim
 }
 
+/// A queue whose housekeeping has nothing to do: no claim left by a previous run, nothing to
+/// prune, no retry waiting.
+fn queue_without_housekeeping() -> MockDeliveryQueue {
+    let mut queue = MockDeliveryQueue::new();
+    queue.expect_release_orphaned_claims().returning(|| Ok(0));
+    queue.expect_prune().returning(|_| Ok(0));
+    queue.expect_next_due().returning(|_| Ok(None));
+    queue
+}
+
 /// Runs the loop over a queue holding `due` once, each pair selected by the turn's room
 /// claimed unless named in `held_elsewhere`, until `expected` attempts are recorded; returns
 /// what was claimed and what was recorded, turn by turn. With `first_record_fails`, the first
@@ -282,10 +292,7 @@ async fn run_over(
     let claims = Arc::new(Mutex::new(Vec::new()));
     let records = Arc::new(Mutex::new(Vec::new()));
     let recorded_all = Arc::new(tokio::sync::Notify::new());
-    let mut queue = MockDeliveryQueue::new();
-    queue.expect_release_orphaned_claims().returning(|| Ok(0));
-    queue.expect_prune().returning(|_| Ok(0));
-    queue.expect_next_due().returning(|_| Ok(None));
+    let mut queue = queue_without_housekeeping();
     queue.expect_wait_for_events().returning(|_| ());
     queue.expect_pause().returning(|_| ());
     let mut waiting = Some(due);
@@ -439,10 +446,7 @@ async fn attempts_a_failed_turn_could_not_record_are_recorded_by_a_later_one() {
 async fn a_turn_that_lost_its_pairs_to_another_instance_reads_the_queue_again_at_once() {
     let calls = Arc::new(Mutex::new(Vec::new()));
     let recorded_all = Arc::new(tokio::sync::Notify::new());
-    let mut queue = MockDeliveryQueue::new();
-    queue.expect_release_orphaned_claims().returning(|| Ok(0));
-    queue.expect_prune().returning(|_| Ok(0));
-    queue.expect_next_due().returning(|_| Ok(None));
+    let mut queue = queue_without_housekeeping();
     queue.expect_pause().returning(|_| ());
     let waits = calls.clone();
     queue.expect_wait_for_events().returning(move |_| {
