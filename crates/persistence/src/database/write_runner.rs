@@ -1,8 +1,9 @@
 //! Where a SQLite write transaction's statements run: its `BEGIN IMMEDIATE` on the calling
 //! thread when SQLite's write lock is free, its `COMMIT` on tokio's blocking pool, and the
 //! statements between them (`between_begin_and_commit`: a workers' turn, an API write off the
-//! writer thread) on the calling thread. On the writer thread (`writer_thread.rs`, where the API's writes run) every
-//! statement runs inline, `BEGIN` and `COMMIT` included: that thread has nothing else to do.
+//! writer thread) on the calling thread. On the writer thread (`writer_thread.rs`, where the
+//! API's writes run) every statement runs inline, `BEGIN` and `COMMIT` included: that thread
+//! has nothing else to do.
 //!
 //! Why the split: `COMMIT` waits for the disk (`synchronous = FULL`), and `BEGIN IMMEDIATE`
 //! may wait for another process's write lock (`busy_timeout`); a worker thread must not wait
