@@ -5,12 +5,14 @@ crash (SQLite and PostgreSQL): clients adjust the stock of 1,000 variants while 
 pushes their `stock.updated` events to two endpoints of a receiver (`webhook-sink`, which
 answers after a delay, as a real receiver does, so that attempts are in flight); the server
 gets SIGKILL while those deliveries are under way and is started again on the same database
-(the dead instance's claims hold their pairs for 40 s, so a run takes about a minute).
+(on PostgreSQL the dead instance's claims hold their pairs for 70 s, so a run takes about a
+minute and a half).
 Checked: for every endpoint and variant, the last stock the receiver got equals the API's
 stock; a variant's events never arrive older after newer; a `webhook-id` received twice at an
 endpoint was received before the kill by an attempt whose claim was held at the kill (an
-attempt in flight), so there are at most as many duplicates as attempts in flight (at most 64:
-the workers' bound); and the adjustments themselves are neither lost nor doubled.
+attempt in flight), so there are at most as many duplicates as claims held (at most 128: the
+workers' bound of claims for two endpoints); and the adjustments themselves are neither lost
+nor doubled.
 
 two instances (PostgreSQL): two `shop-api deliver` processes share the queue while one import
 commits 10,000 `stock.updated` events of distinct variants: every event arrives once, none
@@ -41,13 +43,15 @@ from faultlib.postgres import ADMIN_URL, psql, scratch_database
 from faultlib.server import ShopApi, stop_process
 from faultlib.stored import StoredData, query
 from faultlib.webhooks import (
-    PER_ENDPOINT, SCOPES, TOTAL, WEBHOOK_ENV, Sink, all_stock, claims, create_endpoint,
-    delivery_counts, duplicates, first_arrivals, holding, mismatches, per_path, resource_of)
+    CLAIMS_PER_SLOT, PER_ENDPOINT, SCOPES, TOTAL, WEBHOOK_ENV, Sink, all_stock, claims,
+    create_endpoint, delivery_counts, duplicates, first_arrivals, holding, mismatches, per_path,
+    resource_of)
 
 SLUG = "faults-webhooks"
-# Claims of a dead instance are taken over once expired: the attempt's timeout (10 s) plus
-# the claim's margin (30 s), shop_ports::usecase::webhooks::dispatch.
-CLAIM_EXPIRY_S = 40
+# Claims of a dead instance are taken over once expired: the timeouts (10 s each) of the
+# CLAIMS_PER_SLOT attempts a claim may wait for and make, plus the claim's margin (30 s),
+# shop_ports::usecase::webhooks::dispatch.
+CLAIM_EXPIRY_S = 10 * CLAIMS_PER_SLOT + 30
 
 
 def adjust_until_killed(base_url, key, share, variants, ledger, killed, covered, seed):
@@ -145,7 +149,7 @@ def crash(s: scenarios.Scenario, args) -> None:
     queue_at_kill = delivery_counts(url)
     s.log(f"server {'stopped' if args.graceful else 'killed'} after {load_seconds:.1f} s: "
           f"the receiver had {len(before_kill)} "
-          f"deliveries; {len(held_at_kill)} claims held (attempts in flight), "
+          f"deliveries; {len(held_at_kill)} claims held (attempts in flight or waiting), "
           f"{queue_at_kill.get('pending', 0)} deliveries pending")
 
     base_url = api.start(env=WEBHOOK_ENV)
@@ -222,9 +226,9 @@ def crash(s: scenarios.Scenario, args) -> None:
     s.require(not unexplained,
               f"duplicates of no attempt in flight at the kill: {unexplained[:5]}")
     s.require(len(doubled) <= min(len(held_at_kill), TOTAL),
-              f"{len(doubled)} duplicates for {len(held_at_kill)} attempts in flight "
+              f"{len(doubled)} duplicates for {len(held_at_kill)} claims held "
               f"(bound {TOTAL})")
-    s.require(len(held_at_kill) <= min(TOTAL, PER_ENDPOINT * len(paths)),
+    s.require(len(held_at_kill) <= CLAIMS_PER_SLOT * min(TOTAL, PER_ENDPOINT * len(paths)),
               f"{len(held_at_kill)} claims held at the kill, over the workers' bounds")
     for violation in final.violations:
         s.require(False, f"adjustments: {violation}")
@@ -342,7 +346,7 @@ if __name__ == "__main__":
     parser.add_argument("--load-seconds", type=float, default=3)
     parser.add_argument("--receiver-delay-ms", type=int, default=20)
     parser.add_argument("--settle-seconds", type=float, default=30,
-                        help="after the dead instance's claims expire (40 s)")
+                        help="after the dead instance's claims expire (70 s)")
     parser.add_argument("--graceful", action="store_true",
                         help="SIGTERM instead of SIGKILL: no claim left, no duplicate")
     parser.add_argument("--events", type=int, default=10_000)

@@ -28,8 +28,9 @@ impl DeliveryWorkers {
         Self { stop, task }
     }
 
-    /// Stops taking new work and waits for the attempts in flight (each bounded by its
-    /// timeout): an attempt cut short would be sent again by the next instance anyway.
+    /// Stops taking new work and waits for the attempts taken on, those waiting for a slot
+    /// of their endpoint included (each bounded by its timeout): an attempt cut short would
+    /// be sent again by the next instance anyway, and a claim left behind would hold its pair.
     pub async fn stop(self) {
         let _ = self.stop.send(());
         let _ = self.task.await;

@@ -20,9 +20,12 @@ from .stored import query
 SINK_BINARY = Path(os.environ.get("SHOP_SINK_BIN", REPO / "target" / "debug" / "webhook-sink"))
 # The workers' bounds, per instance: attempts in flight per endpoint (set below, so the bound
 # the scenarios check is the one the server runs with) and in all (the fixed `total` of
-# shop_ports::usecase::webhooks::DispatchSettings).
+# shop_ports::usecase::webhooks::DispatchSettings); the claims an instance holds, at most
+# CLAIMS_PER_SLOT times either (shop_ports::usecase::webhooks::dispatch::CLAIMS_PER_SLOT: the
+# claims beyond the bound wait in the process for a slot).
 PER_ENDPOINT = 16
 TOTAL = 256
+CLAIMS_PER_SLOT = 4
 # Loopback receivers need this; a short schedule keeps a retry inside the scenario's time.
 WEBHOOK_ENV = {"WEBHOOK_ALLOW_PRIVATE_NETWORKS": "true",
                "WEBHOOK_RETRY_SCHEDULE": "1s,1s,1s,1s,1s,1s,1s,1s,1s,1s",

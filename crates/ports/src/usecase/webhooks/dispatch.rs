@@ -4,16 +4,19 @@
 //! in `shop-api deliver`; on PostgreSQL any number of instances share the queue.
 //!
 //! Bounds: at most `per_endpoint` attempts in flight to one endpoint and `total` in all, so a
-//! slow or dead endpoint delays no other. The loop never waits for its slowest attempt: it
-//! takes up new work as soon as any attempt ends or a commit wakes it.
+//! slow or dead endpoint delays no other. A turn claims up to [`CLAIMS_PER_SLOT`] times those
+//! bounds; the claims beyond them wait in the process for a slot of their endpoint
+//! (`attempts.rs`). The loop never waits for its slowest attempt: it takes up new work as soon
+//! as any attempt ends or a commit wakes it.
+
+mod attempts;
 
 use std::collections::{HashMap, HashSet};
-use std::pin::{Pin, pin};
+use std::pin::pin;
 use std::sync::Arc;
 use std::time::Duration;
 
 use futures::future::{Either, select};
-use futures::stream::{FuturesUnordered, StreamExt};
 use shop_domain::Timestamp;
 use shop_domain::id::WebhookEndpointId;
 use shop_domain::webhook::delivery::{ATTEMPT_TIMEOUT, attempt_key};
@@ -26,6 +29,7 @@ use crate::port::{
     AttemptRecord, ClaimRoom, ClaimedDelivery, Clock, DeliveryNext, DeliveryQueue, DueWork,
     IdGenerator, OutgoingDelivery, RandomTokens, SentAttempt, WebhookSender,
 };
+use attempts::Attempts;
 
 /// The operator's settings of the workers.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -59,8 +63,16 @@ impl Default for DispatchSettings {
     }
 }
 
-/// How long a claim outlives its attempt's timeout before another instance may take it over
-/// (the instance that made it died).
+/// How many claims an instance holds per attempt it may have in flight (to one endpoint, and
+/// in all). A claim is recorded by the first turn after its attempt ends, so with claims only
+/// for its slots an endpoint got at most `per_endpoint` deliveries a turn, however fast its
+/// receiver: under a flow of writes the queue fell behind them, and on SQLite, whose turns
+/// wait for the writer, by seconds (docs/PERFORMANCE.md, "Webhooks"). The claims beyond the
+/// slots wait in the process, each for the attempts ahead of it, so that a receiver still
+/// gets at most `per_endpoint` requests at once.
+pub const CLAIMS_PER_SLOT: usize = 4;
+/// How long a claim outlives the attempts that may come before and with it (each up to its
+/// timeout) before another instance may take it over (the instance that made it died).
 const CLAIM_MARGIN: Duration = Duration::from_secs(30);
 /// How long a turn waits for the attempts still in flight before it starts (`gather`): a fast
 /// receiver's answer, and little against a slow one's.
@@ -98,8 +110,8 @@ impl WebhookDispatcher {
         }
     }
 
-    /// Delivers until `stop` resolves, then lets the attempts in flight finish and records
-    /// them.
+    /// Delivers until `stop` resolves, then lets the attempts taken on finish (those waiting
+    /// for a slot are sent as slots free) and records them: no claim is left behind.
     ///
     /// Each turn of the loop is one transaction: it records every attempt that ended since
     /// the last turn and claims what is due within the bounds, so that a busy queue costs a
@@ -109,7 +121,7 @@ impl WebhookDispatcher {
     /// them while it awaits anything else.
     pub async fn run(&self, stop: impl Future<Output = ()>) {
         let mut stop = pin!(stop);
-        let mut in_flight = FuturesUnordered::new();
+        let mut attempts = Attempts::new(self);
         let mut busy = Busy::default();
         let mut ended = Vec::new();
         let mut pruned_at: Option<Timestamp> = None;
@@ -122,7 +134,7 @@ impl WebhookDispatcher {
         }
         loop {
             driving(
-                &mut in_flight,
+                &mut attempts,
                 &mut ended,
                 self.prune_when_due(&mut pruned_at),
             )
@@ -131,17 +143,17 @@ impl WebhookDispatcher {
             // the others, started by the same turn, are a moment behind, and one turn
             // records them all.
             if !ended.is_empty() {
-                self.gather(&mut in_flight, &mut ended).await;
+                self.gather(&mut attempts, &mut ended).await;
             }
-            let end = self.turn(&mut in_flight, &mut ended, &mut busy, true).await;
+            let end = self.turn(&mut attempts, &mut ended, &mut busy, true).await;
             // Attempts that ended during the turn are recorded by the next one, at once.
             if !ended.is_empty() && !matches!(end, TurnEnd::Failed) {
                 continue;
             }
             let wait = match end {
                 TurnEnd::Contended => continue,
-                TurnEnd::NothingDue if in_flight.is_empty() => {
-                    driving(&mut in_flight, &mut ended, self.until_next_due()).await
+                TurnEnd::NothingDue if attempts.is_empty() => {
+                    driving(&mut attempts, &mut ended, self.until_next_due()).await
                 }
                 TurnEnd::NothingDue | TurnEnd::Ran => self.settings.poll,
                 // The database is away: the next turn waits for a commit, an attempt's end
@@ -149,25 +161,22 @@ impl WebhookDispatcher {
                 TurnEnd::Failed => self.settings.poll,
             };
             let wake = pin!(self.queue.wait_for_events(wait));
-            if in_flight.is_empty() {
+            if attempts.is_empty() {
                 if let Either::Left(_) = select(stop.as_mut(), wake).await {
                     break;
                 }
             } else {
-                match select(stop.as_mut(), select(in_flight.next(), wake)).await {
+                match select(stop.as_mut(), select(attempts.next(), wake)).await {
                     Either::Left(_) => break,
                     Either::Right((Either::Left((Some(record), _)), _)) => ended.push(record),
                     Either::Right(_) => {}
                 }
             }
         }
-        while let Some(record) = in_flight.next().await {
+        while let Some(record) = attempts.next().await {
             ended.push(record);
         }
-        if let TurnEnd::Failed = self
-            .turn(&mut in_flight, &mut ended, &mut busy, false)
-            .await
-        {
+        if let TurnEnd::Failed = self.turn(&mut attempts, &mut ended, &mut busy, false).await {
             // Their claims expire; the pairs are then attempted again.
             tracing::warn!(
                 attempts = ended.len(),
@@ -182,10 +191,10 @@ impl WebhookDispatcher {
     /// records that one, finds the others' room still taken, and every cohort costs two
     /// turns, or the batches split in two cohorts of half the bounds, turn after turn (see
     /// docs/PERFORMANCE.md, "Webhooks").
-    async fn gather<'a>(&'a self, in_flight: &mut InFlight<'a>, ended: &mut Vec<AttemptRecord>) {
+    async fn gather<'a>(&'a self, attempts: &mut Attempts<'a>, ended: &mut Vec<AttemptRecord>) {
         let mut moment = pin!(self.queue.pause(GATHER));
-        while !in_flight.is_empty() {
-            match select(moment.as_mut(), in_flight.next()).await {
+        while !attempts.is_empty() {
+            match select(moment.as_mut(), attempts.next()).await {
                 Either::Left(_) => return,
                 Either::Right((Some(record), _)) => ended.push(record),
                 Either::Right((None, _)) => return,
@@ -197,7 +206,7 @@ impl WebhookDispatcher {
     /// bounds and starts its attempts. What failed to be recorded is kept for the next turn.
     async fn turn<'a>(
         &'a self,
-        in_flight: &mut InFlight<'a>,
+        attempts: &mut Attempts<'a>,
         ended: &mut Vec<AttemptRecord>,
         busy: &mut Busy,
         claiming: bool,
@@ -206,8 +215,11 @@ impl WebhookDispatcher {
         let room = if claiming {
             busy.room_after(
                 &batch,
-                self.settings.total.saturating_sub(in_flight.len()),
-                self.settings.per_endpoint,
+                self.settings
+                    .total
+                    .saturating_mul(CLAIMS_PER_SLOT)
+                    .saturating_sub(attempts.len()),
+                self.settings.per_endpoint.saturating_mul(CLAIMS_PER_SLOT),
             )
         } else {
             ClaimRoom::none()
@@ -216,9 +228,9 @@ impl WebhookDispatcher {
             return TurnEnd::Ran;
         }
         let now = self.clock.now();
-        let until = later(now, ATTEMPT_TIMEOUT + CLAIM_MARGIN);
+        let until = later(now, claim_lifetime());
         let turn = driving(
-            in_flight,
+            attempts,
             ended,
             self.queue.turn(&batch, &room, &self.instance, now, until),
         )
@@ -229,10 +241,10 @@ impl WebhookDispatcher {
                     busy.release(&record.pair());
                 }
                 let (nothing_due, contended) = (turn.nothing_due, turn.contended);
-                for claim in turn.claimed {
+                for claim in &turn.claimed {
                     busy.hold(claim.pair());
-                    in_flight.push(Box::pin(self.deliver(claim)));
                 }
+                attempts.take_on(turn.claimed);
                 if contended {
                     TurnEnd::Contended
                 } else if nothing_due {
@@ -383,9 +395,6 @@ struct Busy {
     per_endpoint: HashMap<WebhookEndpointId, usize>,
 }
 
-/// The attempts in flight, each future ending with what its attempt changes.
-type InFlight<'a> = FuturesUnordered<Pin<Box<dyn Future<Output = AttemptRecord> + Send + 'a>>>;
-
 /// How a turn ended.
 enum TurnEnd {
     /// It ran (or had nothing to do): more may be due once attempts end or events come.
@@ -437,26 +446,30 @@ impl Busy {
     }
 }
 
-/// Awaits `future` while polling the attempts `in_flight`, whose ends are kept in `finished`.
-async fn driving<F, T>(
-    in_flight: &mut FuturesUnordered<F>,
-    finished: &mut Vec<F::Output>,
+/// Awaits `future` while driving the `attempts`, whose ends are kept in `finished`.
+async fn driving<T>(
+    attempts: &mut Attempts<'_>,
+    finished: &mut Vec<AttemptRecord>,
     future: impl Future<Output = T>,
-) -> T
-where
-    F: Future,
-{
+) -> T {
     let mut future = pin!(future);
     loop {
-        if in_flight.is_empty() {
+        if attempts.is_empty() {
             return future.await;
         }
-        match select(future.as_mut(), in_flight.next()).await {
+        match select(future.as_mut(), attempts.next()).await {
             Either::Left((value, _)) => return value,
             Either::Right((Some(done), _)) => finished.push(done),
             Either::Right((None, _)) => return future.await,
         }
     }
+}
+
+/// How long a turn's claims hold their pairs: the last of an endpoint's claims waits for the
+/// attempts of the slots ahead of it, [`CLAIMS_PER_SLOT`] attempts in all, each up to its
+/// timeout.
+fn claim_lifetime() -> Duration {
+    ATTEMPT_TIMEOUT * u32::try_from(CLAIMS_PER_SLOT).unwrap_or(u32::MAX) + CLAIM_MARGIN
 }
 
 fn later(now: Timestamp, wait: Duration) -> Timestamp {

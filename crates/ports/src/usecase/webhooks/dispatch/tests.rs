@@ -14,6 +14,7 @@ use crate::StoreError;
 use crate::port::{
     AttemptRecord, ClaimedDelivery, DeliveryNext, DueWork, MockClock, MockDeliveryQueue,
     MockIdGenerator, MockRandomTokens, MockWebhookSender, OutgoingDelivery, SentAttempt, Turn,
+    WebhookSender,
 };
 
 const NOW: i64 = 1_790_000_000_250;
@@ -54,7 +55,7 @@ struct Run {
 
 fn dispatcher(
     queue: MockDeliveryQueue,
-    sender: MockWebhookSender,
+    sender: impl WebhookSender + 'static,
     settings: DispatchSettings,
 ) -> WebhookDispatcher {
     let mut clock = MockClock::new();
@@ -289,6 +290,30 @@ async fn run_over(
     Vec<Vec<AttemptRecord>>,
     Vec<OutgoingDelivery>,
 ) {
+    let sent = Arc::new(Mutex::new(Vec::new()));
+    let sender = sender_answering(answer(Some(200), None), &sent);
+    let (claims, records) = run_sending(
+        due,
+        held_elsewhere,
+        settings,
+        expected,
+        first_record_fails,
+        sender,
+    )
+    .await;
+    let sent = sent.lock().unwrap().clone();
+    (claims, records, sent)
+}
+
+/// [`run_over`] with the attempts sent by `sender`.
+async fn run_sending(
+    due: Vec<DueWork>,
+    held_elsewhere: Vec<DueWork>,
+    settings: DispatchSettings,
+    expected: usize,
+    first_record_fails: bool,
+    sender: impl WebhookSender + 'static,
+) -> (Vec<Vec<DueWork>>, Vec<Vec<AttemptRecord>>) {
     let claims = Arc::new(Mutex::new(Vec::new()));
     let records = Arc::new(Mutex::new(Vec::new()));
     let recorded_all = Arc::new(tokio::sync::Notify::new());
@@ -300,8 +325,13 @@ async fn run_over(
     let (kept_claims, kept_records, done) = (claims.clone(), records.clone(), recorded_all.clone());
     queue
         .expect_turn()
-        .returning(move |ended, room, instance, _, _| {
+        .returning(move |ended, room, instance, now, until| {
             assert_eq!(instance, "worker_instance");
+            assert_eq!(
+                until.millis() - now.millis(),
+                70_000,
+                "a claim outlives the four attempts of its slot (10 s each) by 30 s"
+            );
             if !ended.is_empty() && std::mem::take(&mut failing) {
                 return Err(StoreError::failure("the database is away"));
             }
@@ -332,20 +362,14 @@ async fn run_over(
                 contended: false,
             })
         });
-    let sent = Arc::new(Mutex::new(Vec::new()));
-    let dispatcher = dispatcher(
-        queue,
-        sender_answering(answer(Some(200), None), &sent),
-        settings,
-    );
+    let dispatcher = dispatcher(queue, sender, settings);
     let stop = recorded_all.notified();
     tokio::time::timeout(Duration::from_secs(5), dispatcher.run(stop))
         .await
         .expect("the attempts were recorded");
     let claims = claims.lock().unwrap().clone();
     let records = records.lock().unwrap().clone();
-    let sent = sent.lock().unwrap().clone();
-    (claims, records, sent)
+    (claims, records)
 }
 
 #[tokio::test]
@@ -377,28 +401,123 @@ async fn what_is_due_is_claimed_in_one_batch_sent_once_each_and_recorded() {
     }
 }
 
+/// A receiver that answers each request after a moment, noting in which order requests to
+/// each endpoint started and how many were open at once at most. The moment is a few polls,
+/// not a timer: the mocked queue never waits, so the loop would never let a timer fire.
+#[derive(Default)]
+struct SlowReceiver {
+    started: Mutex<Vec<String>>,
+    open: Mutex<std::collections::HashMap<String, usize>>,
+    most_open: Mutex<std::collections::HashMap<String, usize>>,
+}
+
+#[async_trait::async_trait]
+impl WebhookSender for Arc<SlowReceiver> {
+    async fn send(&self, delivery: &OutgoingDelivery) -> SentAttempt {
+        let endpoint = delivery.url.as_str().to_owned();
+        self.started.lock().unwrap().push(endpoint.clone());
+        {
+            let mut open = self.open.lock().unwrap();
+            let now_open = open.entry(endpoint.clone()).or_default();
+            *now_open += 1;
+            let mut most = self.most_open.lock().unwrap();
+            let most = most.entry(endpoint.clone()).or_default();
+            *most = (*most).max(*now_open);
+        }
+        for _ in 0..8 {
+            one_poll_later().await;
+        }
+        *self.open.lock().unwrap().get_mut(&endpoint).unwrap() -= 1;
+        answer(Some(200), None)
+    }
+}
+
+/// Pending once, its waker woken at once (tokio's `yield_now` defers the wake to the
+/// runtime, which a loop that never waits never reaches).
+async fn one_poll_later() {
+    let mut polled = false;
+    std::future::poll_fn(|cx| {
+        if std::mem::replace(&mut polled, true) {
+            std::task::Poll::Ready(())
+        } else {
+            cx.waker().wake_by_ref();
+            std::task::Poll::Pending
+        }
+    })
+    .await;
+}
+
+fn claim_to(work: &DueWork, url: &str) -> ClaimedDelivery {
+    let mut claim = claim_of(work);
+    claim.url = EndpointUrl::parse(url, NetworkPolicy::PublicOnly).unwrap();
+    claim
+}
+
 #[tokio::test]
-async fn an_endpoint_gets_at_most_its_bound_of_attempts_and_the_others_their_turn() {
-    let due = vec![
-        work_on("we_slow", "stock:v1"),
-        work_on("we_slow", "stock:v2"),
-        work_on("we_slow", "stock:v3"),
-        work_on("we_fast", "stock:v1"),
-    ];
+async fn a_turn_claims_several_rounds_of_an_endpoints_bound_but_sends_at_most_the_bound_at_once() {
+    let slow: Vec<DueWork> = (1..=6)
+        .map(|n| work_on("we_slow", &format!("stock:v{n}")))
+        .collect();
+    let fast = work_on("we_fast", "stock:v1");
+    let due: Vec<DueWork> = slow.iter().cloned().chain([fast.clone()]).collect();
     let settings = DispatchSettings {
         per_endpoint: 2,
         ..DispatchSettings::default()
     };
-    let (claims, _, sent) = run_over(due, vec![], settings, 3, false).await;
-    assert_eq!(
-        claims[0],
-        vec![
-            work_on("we_slow", "stock:v1"),
-            work_on("we_slow", "stock:v2"),
-            work_on("we_fast", "stock:v1"),
-        ]
+    let receiver = Arc::new(SlowReceiver::default());
+    let mut queue = queue_without_housekeeping();
+    queue.expect_wait_for_events().returning(|_| ());
+    queue.expect_pause().returning(|_| ());
+    let recorded_all = Arc::new(tokio::sync::Notify::new());
+    let (claims, recorded, done) = (
+        Arc::new(Mutex::new(Vec::new())),
+        Arc::new(Mutex::new(0)),
+        recorded_all.clone(),
     );
-    assert_eq!(sent.len(), 3);
+    let (kept_claims, kept_count) = (claims.clone(), recorded.clone());
+    let mut waiting = Some(due.clone());
+    queue.expect_turn().returning(move |ended, room, _, _, _| {
+        *kept_count.lock().unwrap() += ended.len();
+        if *kept_count.lock().unwrap() == 7 {
+            done.notify_one();
+        }
+        let selected = room.select(waiting.take().unwrap_or_default());
+        if !selected.is_empty() {
+            kept_claims.lock().unwrap().push(selected.clone());
+        }
+        Ok(Turn {
+            nothing_due: selected.is_empty(),
+            claimed: selected
+                .iter()
+                .map(|pair| {
+                    let host = pair.endpoint_id.as_str().replace('_', "-");
+                    claim_to(pair, &format!("https://{host}.example.com/in"))
+                })
+                .collect(),
+            contended: false,
+        })
+    });
+    let dispatcher = dispatcher(queue, receiver.clone(), settings);
+    let stop = recorded_all.notified();
+    tokio::time::timeout(Duration::from_secs(5), dispatcher.run(stop))
+        .await
+        .expect("the attempts were recorded");
+
+    assert_eq!(claims.lock().unwrap()[0], due, "one turn claims all seven");
+    let slow_url = "https://we-slow.example.com/in";
+    let fast_url = "https://we-fast.example.com/in";
+    let most = receiver.most_open.lock().unwrap().clone();
+    assert_eq!(
+        most[slow_url], 2,
+        "the slow receiver got two requests at once at most"
+    );
+    let started = receiver.started.lock().unwrap().clone();
+    assert_eq!(started.len(), 7, "each claim was sent once: {started:?}");
+    let fast_at = started.iter().position(|url| url == fast_url).unwrap();
+    assert!(
+        fast_at <= 2,
+        "the other endpoint's attempt did not wait for the slow one's: {started:?}"
+    );
 }
 
 #[tokio::test]
