@@ -475,13 +475,15 @@ async fn a_turn_claims_several_rounds_of_an_endpoints_bound_but_sends_at_most_th
         recorded_all.clone(),
     );
     let (kept_claims, kept_count) = (claims.clone(), recorded.clone());
-    let mut waiting = Some(due.clone());
+    // Like a queue, each turn offers the pairs not claimed yet.
+    let mut unclaimed = due.clone();
     queue.expect_turn().returning(move |ended, room, _, _, _| {
         *kept_count.lock().unwrap() += ended.len();
         if *kept_count.lock().unwrap() == 7 {
             done.notify_one();
         }
-        let selected = room.select(waiting.take().unwrap_or_default());
+        let selected = room.select(unclaimed.clone());
+        unclaimed.retain(|pair| !selected.contains(pair));
         if !selected.is_empty() {
             kept_claims.lock().unwrap().push(selected.clone());
         }
