@@ -1,5 +1,6 @@
 //! What one delivering instance may still take on in a turn of its loop: which of the queue's
-//! due pairs it claims, given the attempts it has in flight.
+//! due pairs it claims, given the claims it holds (an attempt in flight, waiting in the
+//! instance for a slot of its endpoint, or ended and not recorded yet).
 
 use std::collections::{HashMap, HashSet};
 
@@ -7,17 +8,17 @@ use shop_domain::id::WebhookEndpointId;
 
 use super::DueWork;
 
-/// An instance's room for new attempts: at most `total` more, at most `per_endpoint` in flight
-/// to any one endpoint, and never a second attempt of a pair it has in flight.
+/// An instance's room for new claims: at most `total` more, at most `per_endpoint` held for any
+/// one endpoint, and never a second claim of a pair it holds.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ClaimRoom {
-    /// Attempts it may still start in all.
+    /// Claims it may still take in all.
     pub total: usize,
-    /// The bound of attempts in flight to one endpoint.
+    /// The bound of claims held for one endpoint.
     pub per_endpoint: usize,
-    /// Its attempts in flight, per endpoint.
+    /// Its claims held, per endpoint.
     pub in_flight: HashMap<WebhookEndpointId, usize>,
-    /// The pairs it has in flight.
+    /// The pairs it holds.
     pub held: HashSet<DueWork>,
 }
 

@@ -21,7 +21,6 @@ pub(super) struct Attempts<'a> {
     sending: FuturesUnordered<Attempt<'a>>,
     sending_to: HashMap<WebhookEndpointId, usize>,
     waiting: HashMap<WebhookEndpointId, VecDeque<ClaimedDelivery>>,
-    waiting_count: usize,
 }
 
 impl<'a> Attempts<'a> {
@@ -31,13 +30,12 @@ impl<'a> Attempts<'a> {
             sending: FuturesUnordered::new(),
             sending_to: HashMap::new(),
             waiting: HashMap::new(),
-            waiting_count: 0,
         }
     }
 
     /// The claims taken on and not ended yet: being sent or waiting for a slot.
     pub(super) fn len(&self) -> usize {
-        self.sending.len() + self.waiting_count
+        self.sending.len() + self.waiting.values().map(VecDeque::len).sum::<usize>()
     }
 
     pub(super) fn is_empty(&self) -> bool {
@@ -52,7 +50,6 @@ impl<'a> Attempts<'a> {
                 .entry(claim.endpoint_id.clone())
                 .or_default()
                 .push_back(claim);
-            self.waiting_count += 1;
         }
         self.start_what_fits();
     }
@@ -90,7 +87,6 @@ impl<'a> Attempts<'a> {
                     break;
                 };
                 *sending += 1;
-                self.waiting_count -= 1;
                 self.sending.push(Box::pin(dispatcher.deliver(claim)));
             }
             if *sending == 0 {

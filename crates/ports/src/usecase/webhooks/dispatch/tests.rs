@@ -258,10 +258,17 @@ fn work_on(endpoint: &str, resource: &str) -> DueWork {
     }
 }
 
+/// The claim of `work`, sent to a host of its endpoint's own (`we_1`: `we-1.example.com`).
 fn claim_of(work: &DueWork) -> ClaimedDelivery {
     let mut claim = claimed(1, vec![secret(1)]);
     claim.endpoint_id = work.endpoint_id.clone();
     claim.resource = work.resource.clone();
+    let host = work.endpoint_id.as_str().replace('_', "-");
+    claim.url = EndpointUrl::parse(
+        &format!("https://{host}.example.com/in"),
+        NetworkPolicy::PublicOnly,
+    )
+    .unwrap();
     claim
 }
 
@@ -275,8 +282,9 @@ fn queue_without_housekeeping() -> MockDeliveryQueue {
     queue
 }
 
-/// Runs the loop over a queue holding `due` once, each pair selected by the turn's room
-/// claimed unless named in `held_elsewhere`, until `expected` attempts are recorded; returns
+/// Runs the loop over a queue holding `due`, each turn offering the pairs no turn selected yet
+/// (as a queue does), each pair selected by the turn's room claimed unless named in
+/// `held_elsewhere`, until `expected` attempts are recorded; returns
 /// what was claimed and what was recorded, turn by turn. With `first_record_fails`, the first
 /// turn that records anything fails (the database away) and neither records nor claims.
 async fn run_over(
@@ -320,7 +328,7 @@ async fn run_sending(
     let mut queue = queue_without_housekeeping();
     queue.expect_wait_for_events().returning(|_| ());
     queue.expect_pause().returning(|_| ());
-    let mut waiting = Some(due);
+    let mut unselected = due;
     let mut failing = first_record_fails;
     let (kept_claims, kept_records, done) = (claims.clone(), records.clone(), recorded_all.clone());
     queue
@@ -345,10 +353,11 @@ async fn run_sending(
             let due = if room.is_empty() {
                 Vec::new()
             } else {
-                waiting.take().unwrap_or_default()
+                unselected.clone()
             };
             let nothing_due = due.is_empty();
             let selected = room.select(due);
+            unselected.retain(|pair| !selected.contains(pair));
             if !selected.is_empty() {
                 kept_claims.lock().unwrap().push(selected.clone());
             }
@@ -447,12 +456,6 @@ async fn one_poll_later() {
     .await;
 }
 
-fn claim_to(work: &DueWork, url: &str) -> ClaimedDelivery {
-    let mut claim = claim_of(work);
-    claim.url = EndpointUrl::parse(url, NetworkPolicy::PublicOnly).unwrap();
-    claim
-}
-
 #[tokio::test]
 async fn a_turn_claims_several_rounds_of_an_endpoints_bound_but_sends_at_most_the_bound_at_once() {
     let slow: Vec<DueWork> = (1..=6)
@@ -465,47 +468,9 @@ async fn a_turn_claims_several_rounds_of_an_endpoints_bound_but_sends_at_most_th
         ..DispatchSettings::default()
     };
     let receiver = Arc::new(SlowReceiver::default());
-    let mut queue = queue_without_housekeeping();
-    queue.expect_wait_for_events().returning(|_| ());
-    queue.expect_pause().returning(|_| ());
-    let recorded_all = Arc::new(tokio::sync::Notify::new());
-    let (claims, recorded, done) = (
-        Arc::new(Mutex::new(Vec::new())),
-        Arc::new(Mutex::new(0)),
-        recorded_all.clone(),
-    );
-    let (kept_claims, kept_count) = (claims.clone(), recorded.clone());
-    // Like a queue, each turn offers the pairs not claimed yet.
-    let mut unclaimed = due.clone();
-    queue.expect_turn().returning(move |ended, room, _, _, _| {
-        *kept_count.lock().unwrap() += ended.len();
-        if *kept_count.lock().unwrap() == 7 {
-            done.notify_one();
-        }
-        let selected = room.select(unclaimed.clone());
-        unclaimed.retain(|pair| !selected.contains(pair));
-        if !selected.is_empty() {
-            kept_claims.lock().unwrap().push(selected.clone());
-        }
-        Ok(Turn {
-            nothing_due: selected.is_empty(),
-            claimed: selected
-                .iter()
-                .map(|pair| {
-                    let host = pair.endpoint_id.as_str().replace('_', "-");
-                    claim_to(pair, &format!("https://{host}.example.com/in"))
-                })
-                .collect(),
-            contended: false,
-        })
-    });
-    let dispatcher = dispatcher(queue, receiver.clone(), settings);
-    let stop = recorded_all.notified();
-    tokio::time::timeout(Duration::from_secs(5), dispatcher.run(stop))
-        .await
-        .expect("the attempts were recorded");
+    let (claims, _) = run_sending(due.clone(), vec![], settings, 7, false, receiver.clone()).await;
 
-    assert_eq!(claims.lock().unwrap()[0], due, "one turn claims all seven");
+    assert_eq!(claims[0], due, "one turn claims all seven");
     let slow_url = "https://we-slow.example.com/in";
     let fast_url = "https://we-fast.example.com/in";
     let most = receiver.most_open.lock().unwrap().clone();
