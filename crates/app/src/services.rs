@@ -196,8 +196,9 @@ impl Services {
                 shared
             }
         };
-        let sender = HttpWebhookSender::new(settings.webhooks.policy)
-            .context("cannot set up the webhooks' HTTP client")?;
+        let sender =
+            HttpWebhookSender::new(settings.webhooks.policy, settings.webhooks.dispatch.total)
+                .context("cannot set up the webhooks' HTTP client")?;
         let mut services = Self::wire(
             database,
             url,

@@ -34,8 +34,6 @@ pub const USER_AGENT: &str = concat!("shop-api-webhooks/", env!("CARGO_PKG_VERSI
 
 /// How long an idle pooled connection to a receiver is kept for its next delivery.
 const POOL_IDLE_TIMEOUT: Duration = Duration::from_secs(30);
-/// Idle connections kept per receiver (scheme, host and port).
-const POOL_MAX_IDLE_PER_HOST: usize = 4;
 
 const WEBHOOK_ID: HeaderName = HeaderName::from_static("webhook-id");
 const WEBHOOK_TIMESTAMP: HeaderName = HeaderName::from_static("webhook-timestamp");
@@ -56,10 +54,18 @@ pub struct HttpWebhookSender {
 }
 
 impl HttpWebhookSender {
-    /// A sender that gives each attempt `ATTEMPT_TIMEOUT` and connects only where `policy`
-    /// allows.
-    pub fn new(policy: NetworkPolicy) -> Result<Self, SenderBuildError> {
-        Self::with_timeout(policy, ATTEMPT_TIMEOUT)
+    /// A sender that gives each attempt `ATTEMPT_TIMEOUT`, connects only where `policy`
+    /// allows, and keeps up to `in_flight` idle connections to each receiver (scheme, host
+    /// and port) for [`POOL_IDLE_TIMEOUT`].
+    ///
+    /// `in_flight` is the workers' bound on attempts in flight at once: a connection is only
+    /// opened for an attempt that finds none idle, so the connections to a receiver never
+    /// outnumber it, and keeping them all means that a receiver taking attempts in rounds
+    /// gets them on the connections of the round before. Kept to 4 before, every round of
+    /// 16 attempts to a receiver opened 12 connections and closed them again, at a cost to
+    /// both sides (docs/performance-log.md, "Webhooks: the receivers' connections kept").
+    pub fn new(policy: NetworkPolicy, in_flight: usize) -> Result<Self, SenderBuildError> {
+        Self::with_timeout(policy, ATTEMPT_TIMEOUT, in_flight)
     }
 
     /// As [`new`](Self::new) with another bound on an attempt: for tests, which cannot wait
@@ -67,6 +73,7 @@ impl HttpWebhookSender {
     pub fn with_timeout(
         policy: NetworkPolicy,
         timeout: Duration,
+        in_flight: usize,
     ) -> Result<Self, SenderBuildError> {
         let client = reqwest::Client::builder()
             .use_rustls_tls()
@@ -78,7 +85,7 @@ impl HttpWebhookSender {
             // that the pool goes on making in the background after its attempt gave up.
             .connect_timeout(timeout)
             .pool_idle_timeout(POOL_IDLE_TIMEOUT)
-            .pool_max_idle_per_host(POOL_MAX_IDLE_PER_HOST)
+            .pool_max_idle_per_host(in_flight)
             .build()
             .map_err(SenderBuildError)?;
         Ok(Self {

@@ -22,6 +22,8 @@ use tokio::net::{TcpListener, TcpStream};
 use crate::HttpWebhookSender;
 
 const SHORT: Duration = Duration::from_millis(200);
+/// The workers' bound on attempts in flight, as the tests' senders are given it.
+const IN_FLIGHT: usize = 16;
 
 /// A request as the receiver got it.
 struct Received {
@@ -42,6 +44,15 @@ type Answer = Arc<dyn Fn() -> Response<Full<Bytes>> + Send + Sync>;
 
 impl Receiver {
     async fn start(answer: impl Fn() -> Response<Full<Bytes>> + Send + Sync + 'static) -> Self {
+        Self::answering_after(Duration::ZERO, answer).await
+    }
+
+    /// A receiver that holds each request `delay` before its answer, so that attempts sent
+    /// together are in flight together.
+    async fn answering_after(
+        delay: Duration,
+        answer: impl Fn() -> Response<Full<Bytes>> + Send + Sync + 'static,
+    ) -> Self {
         let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
         let address = listener.local_addr().expect("local address");
         let received = Arc::new(Mutex::new(Vec::new()));
@@ -61,6 +72,7 @@ impl Receiver {
                             .await
                             .map(|b| b.to_bytes())
                             .unwrap_or_default();
+                        tokio::time::sleep(delay).await;
                         log.lock().expect("log").push(Received {
                             method: parts.method,
                             path_and_query: parts
@@ -117,7 +129,7 @@ fn delivery(url: EndpointUrl, body: &str) -> OutgoingDelivery {
 }
 
 async fn send(policy: NetworkPolicy, url: EndpointUrl) -> SentAttempt {
-    HttpWebhookSender::with_timeout(policy, SHORT)
+    HttpWebhookSender::with_timeout(policy, SHORT, IN_FLIGHT)
         .expect("a sender")
         .send(&delivery(url, r#"{"type":"product.updated"}"#))
         .await
@@ -169,7 +181,7 @@ async fn the_signed_body_and_the_standard_webhooks_headers_arrive_exactly() {
     let body = r#"{"type":"product.updated","data":{"name":"Café \"crème\""}}"#;
     let sent = delivery(receiver.url("/hooks/in?shop=7"), body);
 
-    let attempt = HttpWebhookSender::new(NetworkPolicy::AllowPrivate)
+    let attempt = HttpWebhookSender::new(NetworkPolicy::AllowPrivate, IN_FLIGHT)
         .expect("a sender")
         .send(&sent)
         .await;
@@ -372,4 +384,31 @@ async fn public_only_refuses_a_name_that_resolves_to_loopback_without_connecting
         "{error}"
     );
     assert!(nobody_connected(&listener).await);
+}
+
+#[tokio::test]
+async fn the_connections_of_a_round_of_attempts_carry_the_next_rounds() {
+    let receiver = Receiver::answering_after(Duration::from_millis(50), || answer(204, "")).await;
+    let sender = HttpWebhookSender::new(NetworkPolicy::AllowPrivate, IN_FLIGHT).expect("a sender");
+    let sent = Arc::new(delivery(receiver.url("/"), "{}"));
+    for round in 1..=3 {
+        let mut attempts = tokio::task::JoinSet::new();
+        for _ in 0..IN_FLIGHT {
+            let (sender, sent) = (sender.clone(), sent.clone());
+            attempts.spawn(async move { sender.send(&sent).await });
+        }
+        while let Some(attempt) = attempts.join_next().await {
+            let attempt = attempt.expect("an attempt");
+            assert_eq!(attempt.status, Some(204), "round {round}: {attempt:?}");
+        }
+        // The client puts a connection back in its pool once the answer is read, on a task
+        // of its own: let those land before the next round.
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert_eq!(receiver.received.lock().expect("log").len(), 3 * IN_FLIGHT);
+    assert!(
+        receiver.connections() <= IN_FLIGHT,
+        "{} connections for three rounds of {IN_FLIGHT} attempts at once",
+        receiver.connections()
+    );
 }
