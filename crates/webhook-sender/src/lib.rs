@@ -58,12 +58,11 @@ impl HttpWebhookSender {
     /// allows, and keeps up to `in_flight` idle connections to each receiver (scheme, host
     /// and port) for [`POOL_IDLE_TIMEOUT`].
     ///
-    /// `in_flight` is the workers' bound on attempts in flight at once: a connection is only
-    /// opened for an attempt that finds none idle, so the connections to a receiver never
-    /// outnumber it, and keeping them all means that a receiver taking attempts in rounds
-    /// gets them on the connections of the round before. Kept to 4 before, every round of
-    /// 16 attempts to a receiver opened 12 connections and closed them again, at a cost to
-    /// both sides (docs/performance-log.md, "Webhooks: the receivers' connections kept").
+    /// `in_flight` is the workers' bound on attempts in flight at once, so no more
+    /// connections to a receiver are ever busy together; keeping that many idle means that
+    /// a receiver taking attempts in rounds gets them on the connections of the round before. With a few kept, most of a round's
+    /// connections were closed and opened again for the next, at a cost to both sides
+    /// (docs/performance-log.md, "Webhooks: the receivers' connections kept").
     pub fn new(policy: NetworkPolicy, in_flight: usize) -> Result<Self, SenderBuildError> {
         Self::with_timeout(policy, ATTEMPT_TIMEOUT, in_flight)
     }
