@@ -77,15 +77,22 @@ pub(crate) trait AdjustQueries {
     ) -> impl Future<Output = Result<Option<FoundVariant>, DbError>> + Send;
 
     /// Adds `delta` to the variant's stock if the sum stays within ±`MAX_ABS_STOCK`, stamping
-    /// its stock entry with `at`; returns the new stock, or `None` when the sum would leave
-    /// that range.
+    /// its stock entry with `at`, or a millisecond after its stamp if that is not earlier;
+    /// returns the new stock and its stamp, or `None` when the sum would leave that range.
+    ///
+    /// Never the same stamp or an earlier one: a request is stamped when it arrives, so an
+    /// adjustment that waited for a concurrent one of the same variant (its product's row
+    /// lock on PostgreSQL, the write turn on SQLite) may carry an earlier stamp than the one
+    /// that committed first. Its stock entry's `updatedAt`, and the `stock.updated` that sends
+    /// it, must still come after the other's, or a receiver that keeps the latest `updatedAt`
+    /// would drop the newer stock as older.
     fn add_stock(
         &mut self,
         shop: &ShopId,
         variant: &VariantId,
         delta: i64,
         at: Timestamp,
-    ) -> impl Future<Output = Result<Option<i64>, DbError>> + Send;
+    ) -> impl Future<Output = Result<Option<(i64, Timestamp)>, DbError>> + Send;
 
     /// Moves the product's `updated_at` to `at` (never backwards), so that `updatedSince`
     /// syncs see the new stock of its variant. The row is written either way: on PostgreSQL
@@ -173,19 +180,22 @@ impl_for_each_backend! {
             variant: &VariantId,
             delta: i64,
             at: Timestamp,
-        ) -> Result<Option<i64>, DbError> {
+        ) -> Result<Option<(i64, Timestamp)>, DbError> {
             // `stock + delta` within the range, written as a range of `stock` so that the sum
             // is never computed out of it (and the bounds are plain binds).
+            let stamp = case_when::<_, _, BigInt>(variants::stock_updated_at_ms.lt(at.millis()), at.millis())
+                .otherwise(variants::stock_updated_at_ms + 1);
             let update = diesel::update(variants::table)
                 .filter(variants::shop_id.eq(shop.as_str()))
                 .filter(variants::id.eq(variant.as_str()))
                 .filter(variants::stock.between(-MAX_ABS_STOCK - delta, MAX_ABS_STOCK - delta))
                 .set((
                     variants::stock.eq(variants::stock + delta),
-                    variants::stock_updated_at_ms.eq(at.millis()),
+                    variants::stock_updated_at_ms.eq(stamp),
                 ))
-                .returning(variants::stock);
-            Ok(KeptPrepared(update).get_result(self).await.optional()?)
+                .returning((variants::stock, variants::stock_updated_at_ms));
+            let updated: Option<(i64, i64)> = KeptPrepared(update).get_result(self).await.optional()?;
+            Ok(updated.map(|(stock, stamped)| (stock, Timestamp::from_millis(stamped))))
         }
 
         async fn touch_product(
@@ -233,9 +243,9 @@ pub(super) async fn adjust<C: AdjustQueries + CatalogueQueries + OutboxQueries +
         let first = replay(conn, &command.shop, &record).await?;
         return Ok(AdjustmentOutcome::Replayed(first));
     }
-    let result = decide_and_apply(conn, command).await?;
+    let (result, stamped) = decide_and_apply(conn, command).await?;
     if let (Some(outbox), AdjustmentResult::Applied(applied)) = (outbox, &result) {
-        append_events(conn, outbox, command, applied).await?;
+        append_events(conn, outbox, command, applied, stamped).await?;
     }
     if let Some(claim) = &command.idempotency {
         let movement_id = match &result {
@@ -260,13 +270,14 @@ pub(super) async fn adjust<C: AdjustQueries + CatalogueQueries + OutboxQueries +
     Ok(AdjustmentOutcome::Fresh(result))
 }
 
-/// An applied adjustment's two events: `stock.updated` (with its cause) and
-/// `product.updated` (its `stockQuantity` moved).
+/// An applied adjustment's two events, at the stock entry's new stamp (`add_stock`):
+/// `stock.updated` (with its cause) and `product.updated` (its `stockQuantity` moved).
 async fn append_events<C: CatalogueQueries + OutboxQueries + Send>(
     conn: &mut C,
     outbox: &OutboxWrite<'_>,
     command: &AdjustmentCommand,
     applied: &StockAdjustment,
+    stamped: Timestamp,
 ) -> Result<(), DbError> {
     let cause = StockCause::Adjustment {
         movement_id: applied.movement_id.clone(),
@@ -277,7 +288,7 @@ async fn append_events<C: CatalogueQueries + OutboxQueries + Send>(
         shop: &command.shop,
         product: &applied.product_id,
         variant: &applied.variant_id,
-        at: command.at,
+        at: stamped,
     };
     outbox::append_stock_change(conn, outbox, change, cause).await
 }
@@ -307,20 +318,22 @@ async fn replay<C: AdjustQueries + Send>(
 }
 
 /// Steps (b) and (c): refuses an unknown or untracked variant, or a delta that would take its
-/// stock out of range, or applies the delta.
+/// stock out of range, or applies the delta; with the stock entry's stamp (the command's when
+/// nothing was applied).
 async fn decide_and_apply<C: AdjustQueries + Send>(
     conn: &mut C,
     command: &AdjustmentCommand,
-) -> Result<AdjustmentResult, DbError> {
+) -> Result<(AdjustmentResult, Timestamp), DbError> {
+    let refused = |result| Ok((result, command.at));
     let Some(variant) = &command.variant_id else {
-        return Ok(AdjustmentResult::VariantNotFound);
+        return refused(AdjustmentResult::VariantNotFound);
     };
     let delta = command.delta.get();
     let product_id = match conn.find_variant(&command.shop, variant).await? {
-        None => return Ok(AdjustmentResult::VariantNotFound),
-        Some(found) if !found.tracked => return Ok(AdjustmentResult::NotTracked),
+        None => return refused(AdjustmentResult::VariantNotFound),
+        Some(found) if !found.tracked => return refused(AdjustmentResult::NotTracked),
         Some(found) if !stock_in_range(found.stock + delta) => {
-            return Ok(AdjustmentResult::OutOfRange);
+            return refused(AdjustmentResult::OutOfRange);
         }
         Some(found) => found.product_id,
     };
@@ -331,7 +344,7 @@ async fn decide_and_apply<C: AdjustQueries + Send>(
     // The range was checked on the stock as read above; on PostgreSQL a concurrent adjustment
     // may have moved it since. The update then changes nothing, and the whole transaction
     // rolls back to be decided again on the stock as it is now (see `overtaken`).
-    let new_stock = conn
+    let (new_stock, stamped) = conn
         .add_stock(&command.shop, variant, delta, command.at)
         .await?
         .ok_or_else(|| {
@@ -352,7 +365,10 @@ async fn decide_and_apply<C: AdjustQueries + Send>(
         created_at_ms: command.at.millis(),
     };
     conn.insert_movement(&movement).await?;
-    Ok(AdjustmentResult::Applied(movement.into_adjustment()?))
+    Ok((
+        AdjustmentResult::Applied(movement.into_adjustment()?),
+        stamped,
+    ))
 }
 
 /// Runs `transaction` (a whole write, in its own transaction) again after a concurrent request

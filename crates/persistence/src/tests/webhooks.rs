@@ -832,3 +832,53 @@ async fn an_attempt_that_ends_after_its_endpoints_deletion_leaves_nothing_behind
         );
     }
 }
+
+#[tokio::test]
+async fn an_adjustment_stamped_before_its_variants_last_change_is_stamped_after_it() {
+    for t in test_databases().await {
+        let db = with_outbox(&t.db);
+        let (a, _) = keyed_shops(&db).await;
+        store_products(&db, &a, vec![imported(product("p1"))]).await;
+        db.adjust_stock(&adjustment(&a, "p1-v0", 1, 9_000))
+            .await
+            .unwrap();
+        // A request stamped when it arrived, before the one above, that committed after it
+        // (it waited for its product's row lock, or for the write turn).
+        db.adjust_stock(&adjustment(&a, "p1-v0", 1, 6_000))
+            .await
+            .unwrap();
+
+        let query = EventQuery {
+            types: vec![EventType::StockUpdated],
+            since: None,
+            after: None,
+            limit: 10,
+        };
+        let stamps: Vec<i64> = db
+            .list_events(&a.id, &query)
+            .await
+            .unwrap()
+            .iter()
+            .map(|event| event.created_at.millis())
+            .collect();
+        // The import logged the first, at its own time.
+        assert_eq!(stamps, vec![5_000, 9_000, 9_001], "{}", t.backend());
+        let stock = shop_domain::stock::StockListQuery {
+            tracked_only: false,
+            ..Default::default()
+        };
+        let entry = db
+            .list_stock(&a.id, &stock, shop_ports::port::ReadFrom::Primary)
+            .await
+            .unwrap()
+            .into_iter()
+            .find(|entry| entry.variant_id.as_str() == "p1-v0")
+            .expect("the variant's entry");
+        assert_eq!(
+            (entry.stock, entry.updated_at.millis()),
+            (6, 9_001),
+            "{}",
+            t.backend()
+        );
+    }
+}
