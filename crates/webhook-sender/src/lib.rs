@@ -56,7 +56,7 @@ pub struct HttpWebhookSender {
 impl HttpWebhookSender {
     /// A sender that gives each attempt `ATTEMPT_TIMEOUT`, connects only where `policy`
     /// allows, and keeps up to `in_flight` idle connections to each receiver (scheme, host
-    /// and port) for [`POOL_IDLE_TIMEOUT`].
+    /// and port), each until it has been idle for `POOL_IDLE_TIMEOUT`.
     ///
     /// `in_flight` is the workers' bound on attempts in flight at once, so no more
     /// connections to a receiver are ever busy together; keeping that many idle means that
