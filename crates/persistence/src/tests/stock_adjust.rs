@@ -3,7 +3,7 @@
 use shop_domain::api_key::KeyPrefix;
 use shop_domain::id::{MovementId, ProductId, ShopId, VariantId};
 use shop_domain::shop::Shop;
-use shop_domain::stock::{AdjustmentResult, StockAdjustment, StockListQuery};
+use shop_domain::stock::{AdjustmentResult, StockAdjustment, StockEntry, StockListQuery};
 use shop_ports::port::ReadFrom;
 use shop_ports::port::{AdjustmentOutcome, CatalogueRepository, StockRepository};
 
@@ -20,18 +20,22 @@ use crate::Database;
 
 /// The variant's stock as listed.
 pub(super) async fn stock_of(t: &TestDb, shop: &Shop, variant: &str) -> Option<i64> {
+    stock_entry(&t.db, &shop.id, variant).await.map(|e| e.stock)
+}
+
+/// The variant's stock entry as listed.
+pub(super) async fn stock_entry(db: &Database, shop: &ShopId, variant: &str) -> Option<StockEntry> {
     let query = StockListQuery {
         tracked_only: false,
         ..StockListQuery::default()
     };
-    let entries =
-        t.db.list_stock(&shop.id, &query, ReadFrom::Primary)
-            .await
-            .unwrap();
+    let entries = db
+        .list_stock(shop, &query, ReadFrom::Primary)
+        .await
+        .unwrap();
     entries
         .into_iter()
         .find(|e| e.variant_id.as_str() == variant)
-        .map(|e| e.stock)
 }
 
 pub(super) async fn movement_count(t: &TestDb, shop: &ShopId) -> usize {

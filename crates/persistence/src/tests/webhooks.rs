@@ -21,6 +21,7 @@ use shop_ports::port::{
 use super::fixtures::{
     adjustment, at, imported, keyed_shops, product, store_products, with_outbox,
 };
+use super::stock_adjust::stock_entry;
 use super::test_databases;
 use crate::Database;
 use crate::database::in_transaction;
@@ -409,16 +410,20 @@ async fn a_shop_holds_at_most_its_limit_of_endpoints_and_a_disabled_one_is_not_f
     }
 }
 
-async fn logged(db: &Database, shop: &ShopId) -> Vec<(String, String)> {
+/// The shop's events of `types` in the log's order (up to a thousand).
+async fn events_of(db: &Database, shop: &ShopId, types: Vec<EventType>) -> Vec<LoggedEvent> {
     let query = EventQuery {
-        types: EventType::SUBSCRIBABLE.to_vec(),
+        types,
         since: None,
         after: None,
         limit: 1_000,
     };
-    db.list_events(shop, &query)
+    db.list_events(shop, &query).await.unwrap()
+}
+
+async fn logged(db: &Database, shop: &ShopId) -> Vec<(String, String)> {
+    events_of(db, shop, EventType::SUBSCRIBABLE.to_vec())
         .await
-        .unwrap()
         .into_iter()
         .map(|event| {
             let body: serde_json::Value = serde_json::from_str(&event.body).unwrap();
@@ -848,31 +853,15 @@ async fn an_adjustment_stamped_before_its_variants_last_change_is_stamped_after_
             .await
             .unwrap();
 
-        let query = EventQuery {
-            types: vec![EventType::StockUpdated],
-            since: None,
-            after: None,
-            limit: 10,
-        };
-        let stamps: Vec<i64> = db
-            .list_events(&a.id, &query)
+        let stamps: Vec<i64> = events_of(&db, &a.id, vec![EventType::StockUpdated])
             .await
-            .unwrap()
             .iter()
             .map(|event| event.created_at.millis())
             .collect();
         // The import logged the first, at its own time.
         assert_eq!(stamps, vec![5_000, 9_000, 9_001], "{}", t.backend());
-        let stock = shop_domain::stock::StockListQuery {
-            tracked_only: false,
-            ..Default::default()
-        };
-        let entry = db
-            .list_stock(&a.id, &stock, shop_ports::port::ReadFrom::Primary)
+        let entry = stock_entry(&db, &a.id, "p1-v0")
             .await
-            .unwrap()
-            .into_iter()
-            .find(|entry| entry.variant_id.as_str() == "p1-v0")
             .expect("the variant's entry");
         assert_eq!(
             (entry.stock, entry.updated_at.millis()),
