@@ -4,8 +4,9 @@
 //! one (or refuse it for another request); (b) find the shop's variant, its product and the
 //! variant's own `track_stock`; (c) move the product's `updated_at`, `UPDATE variants SET stock =
 //! stock + delta … RETURNING stock`, insert the movement; (d) record the result under the key.
-//! The variant's `stock_updated_at` moves with its stock (the stock entry's `updatedAt`), and
-//! the product's `updated_at` too, since its `stockQuantity` changed.
+//! The variant's `stock_updated_at` moves with its stock (the stock entry's `updatedAt`, always
+//! past its last value: `add_stock`), and the product's `updated_at` too (never back), since
+//! its `stockQuantity` changed.
 //!
 //! **No lost update.** The stock changes by one relative `UPDATE`, never by writing back a value
 //! read earlier. On PostgreSQL the row lock it takes makes a concurrent adjustment of the same
