@@ -11,6 +11,7 @@ use crate::webhooks::events;
 on_both_databases!(
     a_created_product_shows_every_member_through_v1_and_v2_with_its_event,
     a_merge_patch_changes_what_it_names_and_never_the_stock,
+    a_write_that_changes_what_stock_entries_show_pushes_each_of_them,
     variants_are_added_and_patched_with_one_default,
     codes_are_unique_in_the_shop_across_products_and_variants,
     every_bad_member_is_named_by_its_path,
@@ -176,6 +177,79 @@ async fn a_created_product_shows_every_member_through_v1_and_v2_with_its_event(a
     );
     assert_eq!(other["productType"], "simple");
     assert_eq!(other["listPriceCents"], 900);
+}
+
+/// The product's `stock.updated` events, each entry as pushed (its `cause` apart) with the
+/// cause's kind.
+async fn stock_events(app: &TestApp, key: &str, id: &str) -> Vec<(String, Value)> {
+    events(app, key)
+        .await
+        .into_iter()
+        .filter(|event| event["type"] == "stock.updated" && event["data"]["productId"] == id)
+        .map(|event| {
+            let mut entry = event["data"].clone();
+            let cause = entry.as_object_mut().unwrap().remove("cause").unwrap();
+            (cause["kind"].as_str().unwrap().to_owned(), entry)
+        })
+        .collect()
+}
+
+async fn a_write_that_changes_what_stock_entries_show_pushes_each_of_them(app: TestApp) {
+    let key = seeded(&app, SCOPES).await;
+    let created = create(&app, &key, &mug()).await.json()["data"].clone();
+    let id = created["id"].as_str().unwrap().to_owned();
+    let entries = |listed: Value| -> Vec<Value> {
+        let mut entries: Vec<Value> = listed["data"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|entry| entry["productId"] == json!(id))
+            .cloned()
+            .collect();
+        entries.sort_by_key(|entry| entry["variantId"].as_str().unwrap().to_owned());
+        entries
+    };
+    let listed = || app.get("/api/v1/stock?trackedOnly=false&limit=100", &key);
+    let by_variant = |mut pushed: Vec<(String, Value)>| {
+        pushed.sort_by_key(|(_, entry)| entry["variantId"].as_str().unwrap().to_owned());
+        pushed
+    };
+    // Each new variant's entry, as the stock list shows it.
+    let new_entries = entries(listed().await.json());
+    assert_eq!(new_entries.len(), 2);
+    let pushed = by_variant(stock_events(&app, &key, &id).await);
+    let expected: Vec<(String, Value)> = new_entries
+        .iter()
+        .map(|entry| ("product".to_owned(), entry.clone()))
+        .collect();
+    assert_eq!(pushed, expected);
+
+    // A rename changes every entry's `productName`: each is pushed again, stamped as the
+    // product, and a price alone changes none.
+    let path = format!("/api/v2/products/{id}");
+    let renamed = patch(&app, &key, &path, &json!({"name": "Mug Atelier bis"})).await;
+    assert_eq!(renamed.status, 200, "{}", renamed.text);
+    let renamed = renamed.json()["data"].clone();
+    let repriced = patch(&app, &key, &path, &json!({"priceCents": 1400})).await;
+    assert_eq!(repriced.status, 200, "{}", repriced.text);
+    let now_listed = entries(listed().await.json());
+    assert!(
+        now_listed
+            .iter()
+            .all(|entry| entry["productName"] == "Mug Atelier bis"
+                && entry["updatedAt"] == renamed["updatedAt"]),
+        "{now_listed:?}"
+    );
+    let pushed = stock_events(&app, &key, &id).await;
+    let after_rename = by_variant(pushed[2..].to_vec());
+    let expected: Vec<(String, Value)> = now_listed
+        .iter()
+        .map(|entry| ("product".to_owned(), entry.clone()))
+        .collect();
+    assert_eq!(
+        after_rename, expected,
+        "the rename's, and none of the price's"
+    );
 }
 
 async fn a_merge_patch_changes_what_it_names_and_never_the_stock(app: TestApp) {

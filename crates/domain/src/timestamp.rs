@@ -75,6 +75,20 @@ impl Timestamp {
     pub const fn millis_since(self, earlier: Timestamp) -> i64 {
         self.0.saturating_sub(earlier.0)
     }
+
+    /// The stamp (`updatedAt`) of a change made at `self` to a resource last stamped `last`:
+    /// `self`, or a millisecond after `last` when `self` is not later (a change in the same
+    /// millisecond, one that waited for a concurrent change stamped later, a clock stepped
+    /// back). A resource's stamps thus strictly increase in commit order, so that a receiver
+    /// comparing `updatedAt` tells any two of its states apart (docs/api-decisions.md, the
+    /// sync contract). The SQL form is `sql/stamp.rs`'s in the persistence crate.
+    pub const fn stamp_after(self, last: Timestamp) -> Timestamp {
+        if last.0 < self.0 {
+            self
+        } else {
+            Self(last.0.saturating_add(1))
+        }
+    }
 }
 
 /// The API's rendering (`2026-11-21T09:30:00.000Z`).
@@ -121,6 +135,23 @@ mod tests {
         assert_eq!(
             Timestamp::from_millis(-1).floor_to_minute().millis(),
             -60_000
+        );
+    }
+
+    #[test]
+    fn a_change_is_stamped_after_the_last_even_in_the_same_millisecond_or_earlier() {
+        let last = Timestamp::from_millis(9_000);
+        assert_eq!(
+            Timestamp::from_millis(9_500).stamp_after(last).millis(),
+            9_500
+        );
+        assert_eq!(
+            Timestamp::from_millis(9_000).stamp_after(last).millis(),
+            9_001
+        );
+        assert_eq!(
+            Timestamp::from_millis(6_000).stamp_after(last).millis(),
+            9_001
         );
     }
 

@@ -22,6 +22,9 @@ pub enum StockCause {
     /// A switch of tracking in the console.
     Tracking,
     Import,
+    /// An API write of its product that changed what the entry shows (the product's name,
+    /// the variant's label, codes or active flag; a new variant's entry).
+    Product,
 }
 
 impl StockCause {
@@ -30,6 +33,7 @@ impl StockCause {
             StockCause::Adjustment { .. } => "adjustment",
             StockCause::Tracking => "tracking",
             StockCause::Import => "import",
+            StockCause::Product => "product",
         }
     }
 }

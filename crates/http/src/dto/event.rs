@@ -75,7 +75,9 @@ struct StockEventDto {
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 #[schema(as = StockCause)]
 pub struct CauseDto {
-    /// `adjustment`, `tracking` or `import`.
+    /// `adjustment`, `tracking`, `import`, or `product` (an API write of its product changed
+    /// what the entry shows: the product's name, the variant's label, codes or active flag, a
+    /// new variant).
     kind: &'static str,
     #[serde(skip_serializing_if = "Option::is_none")]
     movement_id: Option<String>,

@@ -67,7 +67,7 @@ fn patched(product: Product) -> Result<HttpResponse, ApiError> {
     tag = "products",
     operation_id = "createProduct",
     summary = "Create a product with its variants",
-    description = "Scope `products:write`. Creates a product with 1 to 100 variants and answers it as `GET /api/v2/products/{id}` shows it, with its `ETag` and `Location`. `name`, `priceCents`, `taxRate` and `variants` (each with a `label`) are required; exactly one variant is the default (the first unless one says `isDefault`). New variants have stock 0 and tracking off: stock moves only by adjustments. `category` and `brand` are `{\"id\": …}` or `{\"name\": …}` (matched without regard to case, created when the shop has none). A `sku` (one namespace with the variants') or an `ean` (one namespace with the variants' `barcode`s) another product or variant holds is `409 CONFLICT`. Sends `product.created`. Send an `Idempotency-Key` to retry safely.",
+    description = "Scope `products:write`. Creates a product with 1 to 100 variants and answers it as `GET /api/v2/products/{id}` shows it, with its `ETag` and `Location`. `name`, `priceCents`, `taxRate` and `variants` (each with a `label`) are required; exactly one variant is the default (the first unless one says `isDefault`). New variants have stock 0 and tracking off: stock moves only by adjustments. `category` and `brand` are `{\"id\": …}` or `{\"name\": …}` (matched without regard to case, created when the shop has none). A `sku` (one namespace with the variants') or an `ean` (one namespace with the variants' `barcode`s) another product or variant holds is `409 CONFLICT`. Sends a `stock.updated` (cause `product`) for each new variant's stock entry, then `product.created`. Send an `Idempotency-Key` to retry safely.",
     params(CreateIdempotencyKeyHeader),
     request_body(content = ProductCreateBody, content_type = "application/json"),
     responses(CreateProduct)
@@ -93,7 +93,7 @@ pub async fn create(
     tag = "products",
     operation_id = "updateProduct",
     summary = "Change a product",
-    description = "Scope `products:write`. A JSON Merge Patch (RFC 7396) of the product's writable members (not its variants, which have their own paths; not its stock, which moves by adjustments). Archiving is `active: false`: nothing is ever deleted. With `If-Match`, applies only if the product (its variants and stock included) still has that `ETag`, else `412 PRECONDITION_FAILED` with the current one. A patch that changes something moves `updatedAt` and sends `product.updated`; one that changes nothing writes nothing. `Content-Type: application/merge-patch+json` or `application/json`.",
+    description = "Scope `products:write`. A JSON Merge Patch (RFC 7396) of the product's writable members (not its variants, which have their own paths; not its stock, which moves by adjustments). Archiving is `active: false`: nothing is ever deleted. With `If-Match`, applies only if the product (its variants and stock included) still has that `ETag`, else `412 PRECONDITION_FAILED` with the current one. A patch that changes something moves `updatedAt` and sends `product.updated`, after a `stock.updated` (cause `product`) for each stock entry it changed (a new `name` or `active` changes every entry: they show them); one that changes nothing writes nothing. `Content-Type: application/merge-patch+json` or `application/json`.",
     params(IdPath, IfMatchHeader),
     request_body(content = ProductPatchBody, content_type = "application/merge-patch+json"),
     responses(UpdateProduct)
@@ -128,7 +128,7 @@ pub async fn update(
     tag = "products",
     operation_id = "addVariant",
     summary = "Add a variant to a product",
-    description = "Scope `products:write`. Adds a variant (`label` required) with stock 0 and tracking off, after the product's last one unless it gives its `order`; `isDefault: true` moves the default to it. Answers the whole product with its new `ETag`, `201`. Codes as a create's (`409 CONFLICT`). Sends `product.updated`. Send an `Idempotency-Key` to retry safely.",
+    description = "Scope `products:write`. Adds a variant (`label` required) with stock 0 and tracking off, after the product's last one unless it gives its `order`; `isDefault: true` moves the default to it. Answers the whole product with its new `ETag`, `201`. Codes as a create's (`409 CONFLICT`). Sends the new entry's `stock.updated` (cause `product`), then `product.updated`. Send an `Idempotency-Key` to retry safely.",
     params(IdPath, CreateIdempotencyKeyHeader),
     request_body(content = VariantCreateBody, content_type = "application/json"),
     responses(AddVariant)
@@ -161,7 +161,7 @@ pub async fn add_variant(
     tag = "products",
     operation_id = "updateVariant",
     summary = "Change a variant",
-    description = "Scope `products:write`. A JSON Merge Patch of one variant's writable members. `isDefault: true` moves the product's default to it; `false` on the only default is refused (`400`). `If-Match` takes the product's `ETag` (a variant has none of its own). Answers the whole product; the product's `updatedAt` moves and `product.updated` is sent. `Content-Type: application/merge-patch+json` or `application/json`.",
+    description = "Scope `products:write`. A JSON Merge Patch of one variant's writable members. `isDefault: true` moves the product's default to it; `false` on the only default is refused (`400`). `If-Match` takes the product's `ETag` (a variant has none of its own). Answers the whole product; the product's `updatedAt` moves and `product.updated` is sent, after a `stock.updated` (cause `product`) when its stock entry changed (its `label`, `sku`, `barcode`, `lowStockThreshold` or `active`). `Content-Type: application/merge-patch+json` or `application/json`.",
     params(VariantPath, IfMatchHeader),
     request_body(content = VariantPatchBody, content_type = "application/merge-patch+json"),
     responses(UpdateVariant)

@@ -13,6 +13,7 @@ use async_trait::async_trait;
 use shop_domain::catalogue::Product;
 use shop_domain::catalogue::write::{NewProduct, ProductPatch, VariantWriteRefusal};
 use shop_domain::id::{ProductId, ShopId};
+use shop_domain::webhook::{EventData, EventType, StockCause, stock_entry_of};
 use shop_ports::StoreError;
 use shop_ports::port::{
     AddVariantCommand, CreateProductCommand, IdempotencyClaim, PatchProductCommand,
@@ -192,7 +193,7 @@ async fn decide_add<C: ProductWriteConnection>(
         return Ok(refusal.into());
     }
     let mut next = added.product;
-    next.updated_at = context.at.max(current.updated_at);
+    next.updated_at = context.at.stamp_after(current.updated_at);
     let changed = ["variants"];
     finish(
         conn,
@@ -234,7 +235,7 @@ async fn patch_product<C: ProductWriteConnection>(
     if let Some(refusal) = claim_codes(conn, &context.shop, &patch.code_claims(&current)).await? {
         return Ok(refusal.into());
     }
-    next.updated_at = context.at.max(current.updated_at);
+    next.updated_at = context.at.stamp_after(current.updated_at);
     finish(
         conn,
         context,
@@ -312,7 +313,7 @@ async fn patch_variant<C: ProductWriteConnection>(
         return Ok(refusal.into());
     }
     let mut next = patched.product;
-    next.updated_at = context.at.max(current.updated_at);
+    next.updated_at = context.at.stamp_after(current.updated_at);
     let changed: Vec<String> = patched
         .changed
         .iter()
@@ -367,7 +368,11 @@ async fn load<C: ProductWriteConnection>(
     Ok(found.pop())
 }
 
-/// The product's rows, the activity's line and the event.
+/// The product's rows, the activity's line and the events: a `stock.updated` for each
+/// variant whose stock entry changed (what it shows: the product's name, the variant's label,
+/// codes or active flag; a new variant), then the product's own. The entries changed are
+/// stamped with the product's new stamp: past the product's last, which no entry of it is
+/// ever stamped after, so an entry's `updatedAt` strictly increases too.
 async fn finish<C: ProductWriteConnection>(
     conn: &mut C,
     context: &ProductWriteContext,
@@ -378,7 +383,7 @@ async fn finish<C: ProductWriteConnection>(
     action: WriteAction,
 ) -> Result<(), DbError> {
     let shop = &context.shop;
-    let rows = ProductWrite::new(shop, product, before, context.at)?;
+    let rows = ProductWrite::new(shop, product, before, product.updated_at)?;
     conn.write_product(shop, &rows).await?;
     conn.log_write(&ApiWrite {
         id: &context.write_id,
@@ -392,9 +397,18 @@ async fn finish<C: ProductWriteConnection>(
     })
     .await?;
     if let Some(outbox) = outbox {
+        let mut events = Vec::new();
+        for (variant, write) in product.variants.iter().zip(&rows.variants) {
+            if write.entry_changed {
+                let entry = stock_entry_of(product, variant, product.updated_at);
+                let cause = StockCause::Product;
+                let data = EventData::Stock { entry, cause };
+                events.push(outbox.event(EventType::StockUpdated, product.updated_at, data)?);
+            }
+        }
         let created = action == WriteAction::Created;
-        let event = outbox.product(created, product.clone())?;
-        outbox::append(conn, outbox, shop, &[event]).await?;
+        events.push(outbox.product(created, product.clone())?);
+        outbox::append(conn, outbox, shop, &events).await?;
     }
     Ok(())
 }

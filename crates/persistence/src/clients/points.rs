@@ -16,9 +16,7 @@
 //! stock adjustment is (`stock::adjust::overtaken`).
 
 use async_trait::async_trait;
-use diesel::dsl::case_when;
 use diesel::prelude::*;
-use diesel::sql_types::BigInt;
 use diesel_async::RunQueryDsl;
 use shop_domain::Timestamp;
 use shop_domain::id::{ClientId, ShopId};
@@ -35,14 +33,15 @@ use crate::rows::{IdempotencyRow, PointsAdjustmentRow, PointsRecorded};
 use crate::schema::{clients, loyalty_adjustments};
 use crate::sql::kept_prepared::KeptPrepared;
 use crate::sql::selection::Selection;
+use crate::sql::stamp::stamp_after;
 use crate::stock::adjust::{AdjustQueries, deciding_again};
 use crate::webhooks::outbox::{self, OutboxQueries, OutboxWrite};
 
 /// The statements of one points adjustment, implemented for both backends' connections.
 pub(crate) trait PointsQueries {
     /// Adds `delta` to the shop's client's points (and a credit to its lifetime and all-time
-    /// points) if `PointsBalance::after` allows it, moving its `updated_at` forward to `at`;
-    /// the balance after, or `None` when the client is missing or the rule refuses.
+    /// points) if `PointsBalance::after` allows it, stamping its `updated_at` after its last
+    /// (`sql/stamp.rs`); the balance after, or `None` when the client is missing or the rule refuses.
     fn add_points(
         &mut self,
         shop: &ShopId,
@@ -89,8 +88,7 @@ impl_for_each_backend! {
             let (points, credited) = (delta.get(), delta.credited());
             // A debit needs the points it takes; a credit applies to any balance.
             let lowest = if points < 0 { -points } else { i64::MIN };
-            let later = case_when::<_, _, BigInt>(clients::updated_at_ms.lt(at.millis()), at.millis())
-                .otherwise(clients::updated_at_ms);
+            let later = stamp_after!(clients::updated_at_ms, at);
             // `PointsBalance::after` on the columns, written as ranges of the stored values so
             // that no sum is computed out of range (and the bounds are plain binds).
             let update = diesel::update(clients::table)

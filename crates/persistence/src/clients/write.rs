@@ -252,8 +252,7 @@ where
     {
         return Ok(PatchClientResult::EmailTaken { holder });
     }
-    // `updatedAt` never moves back (a clock stepped back, another writer's later stamp).
-    next.updated_at = command.at.max(current.updated_at);
+    next.updated_at = command.at.stamp_after(current.updated_at);
     conn.update_client_contact(shop, id, &ClientContactChangeset::from_domain(&next)?)
         .await?;
     let write = ApiWrite {

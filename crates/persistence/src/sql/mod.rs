@@ -8,6 +8,7 @@
 //! - `parents_then_children.rs`: PostgreSQL's page read, the parents' rows then their
 //!   children's in one `UNION ALL`, and their assembly;
 //! - `by_parent.rs`: SQLite's page read, a parent joined with its children, folded as read;
+//! - `stamp.rs`: a change's stamp, moved past the row's last in the row's own `UPDATE`;
 //! - `shop_upsert.rs`: `ON CONFLICT (id) DO UPDATE … WHERE shop_id = ?`, and its check;
 //! - `values_rows.rs`: a multi-row `INSERT`'s placeholders, for SQLite's batches.
 
@@ -18,4 +19,5 @@ pub(crate) mod one_of;
 pub(crate) mod parents_then_children;
 pub(crate) mod selection;
 pub(crate) mod shop_upsert;
+pub(crate) mod stamp;
 pub(crate) mod values_rows;

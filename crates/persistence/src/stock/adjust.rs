@@ -4,9 +4,9 @@
 //! one (or refuse it for another request); (b) find the shop's variant, its product and the
 //! variant's own `track_stock`; (c) move the product's `updated_at`, `UPDATE variants SET stock =
 //! stock + delta … RETURNING stock`, insert the movement; (d) record the result under the key.
-//! The variant's `stock_updated_at` moves with its stock (the stock entry's `updatedAt`, always
-//! past its last value: `add_stock`), and the product's `updated_at` too (never back), since
-//! its `stockQuantity` changed.
+//! The variant's `stock_updated_at` moves with its stock (the stock entry's `updatedAt`), and
+//! the product's `updated_at` too, since its `stockQuantity` changed: each to the request's
+//! time, or past its last value (`sql/stamp.rs`).
 //!
 //! **No lost update.** The stock changes by one relative `UPDATE`, never by writing back a value
 //! read earlier. On PostgreSQL the row lock it takes makes a concurrent adjustment of the same
@@ -24,10 +24,8 @@
 //! key's new record), the import's order for products and variants, and each adjustment
 //! touches one variant and one key: no deadlock cycle.
 
-use diesel::dsl::case_when;
 use diesel::prelude::*;
 use diesel::result::{DatabaseErrorKind, Error as QueryError};
-use diesel::sql_types::BigInt;
 use diesel_async::RunQueryDsl;
 use shop_domain::Timestamp;
 use shop_domain::api_key::KeyPrefix;
@@ -44,6 +42,7 @@ use crate::error::DbError;
 use crate::rows::{IdempotencyRow, MovementRow, Recorded, RecordedOutcome};
 use crate::schema::{idempotency_records, products, stock_movements, variants};
 use crate::sql::kept_prepared::KeptPrepared;
+use crate::sql::stamp::stamp_after;
 use crate::webhooks::outbox::{self, OutboxQueries, OutboxWrite, StockChange};
 
 /// A variant as an adjustment or a switch of tracking finds it.
@@ -95,7 +94,7 @@ pub(crate) trait AdjustQueries {
         at: Timestamp,
     ) -> impl Future<Output = Result<Option<(i64, Timestamp)>, DbError>> + Send;
 
-    /// Moves the product's `updated_at` to `at` (never backwards), so that `updatedSince`
+    /// Stamps the product's `updated_at` after its last (`sql/stamp.rs`), so that `updatedSince`
     /// syncs see the new stock of its variant. The row is written either way: on PostgreSQL
     /// it stays locked to the commit, so two adjustments of one product's variants read the
     /// product for their `product.updated` one after the other, each with the other's stock.
@@ -184,8 +183,7 @@ impl_for_each_backend! {
         ) -> Result<Option<(i64, Timestamp)>, DbError> {
             // `stock + delta` within the range, written as a range of `stock` so that the sum
             // is never computed out of it (and the bounds are plain binds).
-            let stamp = case_when::<_, _, BigInt>(variants::stock_updated_at_ms.lt(at.millis()), at.millis())
-                .otherwise(variants::stock_updated_at_ms + 1);
+            let stamp = stamp_after!(variants::stock_updated_at_ms, at);
             let update = diesel::update(variants::table)
                 .filter(variants::shop_id.eq(shop.as_str()))
                 .filter(variants::id.eq(variant.as_str()))
@@ -205,8 +203,7 @@ impl_for_each_backend! {
             product: &str,
             at: Timestamp,
         ) -> Result<(), DbError> {
-            let later = case_when::<_, _, BigInt>(products::updated_at_ms.lt(at.millis()), at.millis())
-                .otherwise(products::updated_at_ms);
+            let later = stamp_after!(products::updated_at_ms, at);
             let update = diesel::update(products::table)
                 .filter(products::shop_id.eq(shop.as_str()))
                 .filter(products::id.eq(product))

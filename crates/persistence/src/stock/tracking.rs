@@ -15,13 +15,14 @@
 //! tracking.
 //!
 //! Row locks are taken in the adjustment's and the import's order, the product before its
-//! variant: no deadlock cycle with either. (b) locks the product unconditionally, where the
-//! adjustment's `touch_product` may skip a product whose `updated_at` is ahead of the clock:
-//! (d) writes the product after the variant, and must not be the first to lock it.
+//! variant: no deadlock cycle with either. (b) locks the product before (d) writes it again
+//! after the variant, which must not be the first to lock it.
+//!
+//! Both stamps move past their last value (`sql/stamp.rs`), as an adjustment's do, and the
+//! `stock.updated` carries the stock entry's.
 
-use diesel::dsl::{case_when, exists};
+use diesel::dsl::exists;
 use diesel::prelude::*;
-use diesel::sql_types::BigInt;
 use diesel_async::RunQueryDsl;
 use shop_domain::Timestamp;
 use shop_domain::id::{ProductId, ShopId, VariantId};
@@ -35,6 +36,7 @@ use crate::error::DbError;
 use crate::rows::SwitchRow;
 use crate::schema::{products, tracking_switches, variants};
 use crate::sql::kept_prepared::KeptPrepared;
+use crate::sql::stamp::stamp_after;
 use crate::webhooks::outbox::{self, OutboxQueries, OutboxWrite, StockChange};
 
 /// Why a switch's transaction did not commit.
@@ -58,8 +60,8 @@ impl From<diesel::result::Error> for SwitchFailure {
 
 /// The statements of one switch, implemented for both backends' connections.
 pub(crate) trait TrackingQueries {
-    /// Moves the product's `updated_at` to `at` unless it is later already, writing the row
-    /// either way: on PostgreSQL it is locked until the transaction ends.
+    /// Stamps the product's `updated_at` after its last (`sql/stamp.rs`), which locks its row
+    /// on PostgreSQL until the transaction ends.
     fn lock_product(
         &mut self,
         shop: &ShopId,
@@ -67,15 +69,15 @@ pub(crate) trait TrackingQueries {
         at: Timestamp,
     ) -> impl Future<Output = Result<(), DbError>> + Send;
 
-    /// Sets the variant's tracking if it differs, stamping its stock entry with `at`; whether
-    /// it did.
+    /// Sets the variant's tracking if it differs, stamping its stock entry after its last
+    /// stamp, as an adjustment does; the stamp, if it did.
     fn set_variant_tracking(
         &mut self,
         shop: &ShopId,
         variant: &VariantId,
         tracked: bool,
         at: Timestamp,
-    ) -> impl Future<Output = Result<bool, DbError>> + Send;
+    ) -> impl Future<Output = Result<Option<Timestamp>, DbError>> + Send;
 
     /// Sets the product's `track_stock` to whether any of its variants is tracked.
     fn refresh_product_tracking(
@@ -98,8 +100,7 @@ impl_for_each_backend! {
             product: &str,
             at: Timestamp,
         ) -> Result<(), DbError> {
-            let later = case_when::<_, _, BigInt>(products::updated_at_ms.lt(at.millis()), at.millis())
-                .otherwise(products::updated_at_ms);
+            let later = stamp_after!(products::updated_at_ms, at);
             let update = diesel::update(products::table)
                 .filter(products::shop_id.eq(shop.as_str()))
                 .filter(products::id.eq(product))
@@ -120,16 +121,18 @@ impl_for_each_backend! {
             variant: &VariantId,
             tracked: bool,
             at: Timestamp,
-        ) -> Result<bool, DbError> {
+        ) -> Result<Option<Timestamp>, DbError> {
             let update = diesel::update(variants::table)
                 .filter(variants::shop_id.eq(shop.as_str()))
                 .filter(variants::id.eq(variant.as_str()))
                 .filter(variants::track_stock.ne(tracked))
                 .set((
                     variants::track_stock.eq(tracked),
-                    variants::stock_updated_at_ms.eq(at.millis()),
-                ));
-            Ok(KeptPrepared(update).execute(self).await? > 0)
+                    variants::stock_updated_at_ms.eq(stamp_after!(variants::stock_updated_at_ms, at)),
+                ))
+                .returning(variants::stock_updated_at_ms);
+            let stamped: Option<i64> = KeptPrepared(update).get_result(self).await.optional()?;
+            Ok(stamped.map(Timestamp::from_millis))
         }
 
         async fn refresh_product_tracking(
@@ -178,12 +181,12 @@ where
         Some(found) => found.product_id,
     };
     conn.lock_product(shop, &product_id, command.at).await?;
-    if !conn
+    let Some(stamped) = conn
         .set_variant_tracking(shop, &command.variant_id, command.tracked, command.at)
         .await?
-    {
+    else {
         return Err(SwitchFailure::AlreadySo);
-    }
+    };
     conn.refresh_product_tracking(shop, &product_id).await?;
     let row = SwitchRow {
         id: command.switch_id.as_str().to_owned(),
@@ -202,7 +205,7 @@ where
             shop,
             product: &product,
             variant: &command.variant_id,
-            at: command.at,
+            at: stamped,
         };
         outbox::append_stock_change(conn, outbox, change, StockCause::Tracking).await?;
     }

@@ -24,6 +24,7 @@ use shop_ports::port::{
 
 use super::fixtures::{KEY_A, KEY_A2, KEY_B, at, imported, keyed_shops, product, store_products};
 use super::{TestDb, test_databases};
+use crate::Database;
 use shop_domain::timeline::TimelineLine;
 
 async fn page(
@@ -50,7 +51,13 @@ fn prefix(key: &str) -> KeyPrefix {
     KeyPrefix::parse(key).unwrap()
 }
 
-async fn create_client(t: &TestDb, shop: &Shop, key: &str, n: u32, at_ms: i64) -> ClientId {
+pub(super) async fn create_client(
+    db: &Database,
+    shop: &Shop,
+    key: &str,
+    n: u32,
+    at_ms: i64,
+) -> ClientId {
     let id = ClientId::parse(format!("cli_{}_{n}", shop.id)).unwrap();
     let client = NewClient::try_from(ClientInput {
         name: Some(format!("Client {n}")),
@@ -67,7 +74,7 @@ async fn create_client(t: &TestDb, shop: &Shop, key: &str, n: u32, at_ms: i64) -
         at: at(at_ms),
         idempotency: None,
     };
-    let outcome = t.db.create_client(&command).await.unwrap();
+    let outcome = db.create_client(&command).await.unwrap();
     assert!(
         matches!(
             outcome,
@@ -78,8 +85,8 @@ async fn create_client(t: &TestDb, shop: &Shop, key: &str, n: u32, at_ms: i64) -
     id
 }
 
-async fn patch_client(
-    t: &TestDb,
+pub(super) async fn patch_client(
+    db: &Database,
     shop: &Shop,
     id: &ClientId,
     write: &str,
@@ -95,14 +102,14 @@ async fn patch_client(
         at: at(at_ms),
         precondition: None,
     };
-    let result = t.db.patch_client(&command).await.unwrap();
+    let result = db.patch_client(&command).await.unwrap();
     assert!(
         matches!(result, PatchClientResult::Patched(_)),
         "{result:?}"
     );
 }
 
-fn new_address() -> ClientPatch {
+pub(super) fn new_address() -> ClientPatch {
     ClientPatch::try_from(ClientInput {
         email: Some(Some("ana@example.com".into())),
         billing: Some(BillingInput {
@@ -114,7 +121,13 @@ fn new_address() -> ClientPatch {
     .unwrap()
 }
 
-async fn adjust_points(t: &TestDb, shop: &Shop, client: &ClientId, delta: i64, at_ms: i64) {
+pub(super) async fn adjust_points(
+    db: &Database,
+    shop: &Shop,
+    client: &ClientId,
+    delta: i64,
+    at_ms: i64,
+) {
     let command = PointsCommand {
         shop: shop.id.clone(),
         client_id: client.clone(),
@@ -125,14 +138,20 @@ async fn adjust_points(t: &TestDb, shop: &Shop, client: &ClientId, delta: i64, a
         at: at(at_ms),
         idempotency: None,
     };
-    let outcome = t.db.adjust_points(&command).await.unwrap();
+    let outcome = db.adjust_points(&command).await.unwrap();
     assert!(
         matches!(outcome, PointsOutcome::Fresh(PointsResult::Applied(_))),
         "{outcome:?}"
     );
 }
 
-async fn rename_product(t: &TestDb, shop: &Shop, write: &str, name: &str, at_ms: i64) {
+pub(super) async fn rename_product(
+    db: &Database,
+    shop: &Shop,
+    write: &str,
+    name: &str,
+    at_ms: i64,
+) {
     let command = PatchProductCommand {
         context: ProductWriteContext {
             shop: shop.id.clone(),
@@ -149,7 +168,7 @@ async fn rename_product(t: &TestDb, shop: &Shop, write: &str, name: &str, at_ms:
         },
         precondition: None,
     };
-    let result = t.db.patch_product(&command).await.unwrap();
+    let result = db.patch_product(&command).await.unwrap();
     assert!(
         matches!(result, ProductWriteResult::Written(_)),
         "{result:?}"
@@ -163,12 +182,12 @@ async fn rename_product(t: &TestDb, shop: &Shop, write: &str, name: &str, at_ms:
 async fn history(t: &TestDb) -> (Shop, Shop, Vec<(Timestamp, String)>) {
     let (a, b) = keyed_shops(&t.db).await;
     store_products(&t.db, &a, vec![imported(product("p1"))]).await;
-    let client = create_client(t, &a, KEY_A, 1, 1_000).await;
-    patch_client(t, &a, &client, "wrt_shop_a_c1_2", new_address(), 2_000).await;
-    adjust_points(t, &a, &client, 120, 2_000).await;
-    rename_product(t, &a, "wrt_shop_a_p1_1", "Mug bleu", 3_000).await;
-    rename_product(t, &a, "wrt_shop_a_p1_2", "Mug bleu", 4_000).await;
-    create_client(t, &b, KEY_B, 1, 1_500).await;
+    let client = create_client(&t.db, &a, KEY_A, 1, 1_000).await;
+    patch_client(&t.db, &a, &client, "wrt_shop_a_c1_2", new_address(), 2_000).await;
+    adjust_points(&t.db, &a, &client, 120, 2_000).await;
+    rename_product(&t.db, &a, "wrt_shop_a_p1_1", "Mug bleu", 3_000).await;
+    rename_product(&t.db, &a, "wrt_shop_a_p1_2", "Mug bleu", 4_000).await;
+    create_client(&t.db, &b, KEY_B, 1, 1_500).await;
     let expected = [
         (3_000, "wrt_shop_a_p1_1"),
         // A tie in time: the larger id first.

@@ -25,6 +25,7 @@ mod owners;
 mod sessions;
 mod shops;
 mod sqlite_readers;
+mod stamps;
 mod stock;
 mod stock_activity;
 mod stock_adjust;

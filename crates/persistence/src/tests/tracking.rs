@@ -313,7 +313,7 @@ async fn another_shop_variant_is_not_found_and_left_alone() {
 }
 
 #[tokio::test]
-async fn a_switch_never_moves_updated_at_backwards() {
+async fn a_switch_moves_updated_at_past_its_last_stamp_never_back() {
     for t in test_databases().await {
         let (a, _) = owned_shops(&t).await;
         // A file may stamp a product ahead of the clock.
@@ -324,7 +324,7 @@ async fn a_switch_never_moves_updated_at_backwards() {
         assert_eq!(outcome.unwrap(), TrackingOutcome::Switched);
         assert_eq!(
             product_state(&t, &a, "p1").await,
-            (true, 50_000, vec![true, false]),
+            (true, 50_001, vec![true, false]),
             "{}",
             t.backend()
         );

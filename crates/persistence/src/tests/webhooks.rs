@@ -411,7 +411,11 @@ async fn a_shop_holds_at_most_its_limit_of_endpoints_and_a_disabled_one_is_not_f
 }
 
 /// The shop's events of `types` in the log's order (up to a thousand).
-async fn events_of(db: &Database, shop: &ShopId, types: Vec<EventType>) -> Vec<LoggedEvent> {
+pub(super) async fn events_of(
+    db: &Database,
+    shop: &ShopId,
+    types: Vec<EventType>,
+) -> Vec<LoggedEvent> {
     let query = EventQuery {
         types,
         since: None,

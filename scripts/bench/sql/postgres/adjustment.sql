@@ -39,7 +39,7 @@ BEGIN;
 SELECT "variants"."product_id", "variants"."track_stock", "variants"."stock" FROM "variants" WHERE (("variants"."shop_id" = :shop_id) AND ("variants"."id" = :variant_id)) LIMIT :one;
 -- (c) The product's updated_at moves forward, never back (touch_product), then the relative
 -- stock update (add_stock), its stamp past the stock entry's last one.
-UPDATE "products" SET "updated_at_ms" = CASE WHEN (("products"."updated_at_ms" < :now_ms)) THEN (:now_ms) ELSE ("products"."updated_at_ms") END WHERE (("products"."shop_id" = :shop_id) AND ("products"."id" = :product_id));
+UPDATE "products" SET "updated_at_ms" = CASE WHEN (("products"."updated_at_ms" < :now_ms)) THEN (:now_ms) ELSE (("products"."updated_at_ms" + 1)) END WHERE (("products"."shop_id" = :shop_id) AND ("products"."id" = :product_id));
 UPDATE "variants" SET "stock" = ("variants"."stock" + :delta), "stock_updated_at_ms" = CASE WHEN (("variants"."stock_updated_at_ms" < :now_ms)) THEN (:now_ms) ELSE (("variants"."stock_updated_at_ms" + 1)) END WHERE ((("variants"."shop_id" = :shop_id) AND ("variants"."id" = :variant_id)) AND ("variants"."stock" BETWEEN :lowest AND :highest)) RETURNING "variants"."stock", "variants"."stock_updated_at_ms" \gset
 \set new_stock :stock
 \set previous_stock :stock - :delta

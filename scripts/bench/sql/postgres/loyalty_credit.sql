@@ -29,7 +29,7 @@ WHERE t.kind = 'client' AND t.k = :k
 \gset
 BEGIN;
 -- (b) The client's three counters, moved by one guarded relative UPDATE (clients/points.rs).
-UPDATE "clients" SET "points" = ("clients"."points" + :delta), "points_lifetime" = ("clients"."points_lifetime" + :delta), "points_all_time" = ("clients"."points_all_time" + :delta), "updated_at_ms" = CASE WHEN (("clients"."updated_at_ms" < :now_ms)) THEN (:now_ms) ELSE ("clients"."updated_at_ms") END WHERE ((((("clients"."shop_id" = :shop_id) AND ("clients"."id" = :credited_id)) AND ("clients"."points" BETWEEN :lowest AND :highest)) AND ("clients"."points_lifetime" <= :highest)) AND ("clients"."points_all_time" <= :highest)) RETURNING "clients"."points", "clients"."points_lifetime", "clients"."points_all_time" \gset
+UPDATE "clients" SET "points" = ("clients"."points" + :delta), "points_lifetime" = ("clients"."points_lifetime" + :delta), "points_all_time" = ("clients"."points_all_time" + :delta), "updated_at_ms" = CASE WHEN (("clients"."updated_at_ms" < :now_ms)) THEN (:now_ms) ELSE (("clients"."updated_at_ms" + 1)) END WHERE ((((("clients"."shop_id" = :shop_id) AND ("clients"."id" = :credited_id)) AND ("clients"."points" BETWEEN :lowest AND :highest)) AND ("clients"."points_lifetime" <= :highest)) AND ("clients"."points_all_time" <= :highest)) RETURNING "clients"."points", "clients"."points_lifetime", "clients"."points_all_time" \gset
 \set new_points :points
 \set previous_points :points - :delta
 -- (c) The tiers, to tell whether the credit crossed a threshold (it does not here).

@@ -13,8 +13,8 @@ PRAGMA busy_timeout = 0;
 BEGIN IMMEDIATE;
 PRAGMA busy_timeout = 5000;
 -- (b) The client's three counters, moved by one guarded relative UPDATE (clients/points.rs).
--- binds: bigint 1, bigint 1, bigint 1, bigint :now_ms, bigint :now_ms, text :shop_id, text :id, bigint -9223372036854775808, bigint 999999999999999, bigint 999999999999999, bigint 999999999999999
-UPDATE `clients` SET `points` = (`clients`.`points` + ?), `points_lifetime` = (`clients`.`points_lifetime` + ?), `points_all_time` = (`clients`.`points_all_time` + ?), `updated_at_ms` = CASE WHEN ((`clients`.`updated_at_ms` < ?)) THEN (?) ELSE (`clients`.`updated_at_ms`) END WHERE (((((`clients`.`shop_id` = ?) AND (`clients`.`id` = ?)) AND (`clients`.`points` BETWEEN ? AND ?)) AND (`clients`.`points_lifetime` <= ?)) AND (`clients`.`points_all_time` <= ?)) RETURNING `points`, `points_lifetime`, `points_all_time`;
+-- binds: bigint 1, bigint 1, bigint 1, bigint :now_ms, bigint :now_ms, bigint 1, text :shop_id, text :id, bigint -9223372036854775808, bigint 999999999999999, bigint 999999999999999, bigint 999999999999999
+UPDATE `clients` SET `points` = (`clients`.`points` + ?), `points_lifetime` = (`clients`.`points_lifetime` + ?), `points_all_time` = (`clients`.`points_all_time` + ?), `updated_at_ms` = CASE WHEN ((`clients`.`updated_at_ms` < ?)) THEN (?) ELSE ((`clients`.`updated_at_ms` + ?)) END WHERE (((((`clients`.`shop_id` = ?) AND (`clients`.`id` = ?)) AND (`clients`.`points` BETWEEN ? AND ?)) AND (`clients`.`points_lifetime` <= ?)) AND (`clients`.`points_all_time` <= ?)) RETURNING `points`, `points_lifetime`, `points_all_time`;
 -- (c) The tiers, to tell whether the credit crossed a threshold (it does not here).
 -- binds: text :shop_id
 SELECT `loyalty_tiers`.`id`, `loyalty_tiers`.`shop_id`, `loyalty_tiers`.`name`, `loyalty_tiers`.`min_points_lifetime`, `loyalty_tiers`.`color` FROM `loyalty_tiers` WHERE (`loyalty_tiers`.`shop_id` = ?) ORDER BY `loyalty_tiers`.`min_points_lifetime` ASC, `loyalty_tiers`.`id` ASC;
