@@ -9,7 +9,9 @@ use shop_domain::webhook::EventType;
 use shop_ports::port::{CatalogueRepository, ClientRepository, ReadFrom, StockRepository};
 
 use super::api_writes::{adjust_points, create_client, new_address, patch_client, rename_product};
-use super::fixtures::{KEY_A, adjustment, imported, product, store_products, with_outbox};
+use super::fixtures::{
+    KEY_A, adjustment, imported, keyed_shops, product, store_products, with_outbox,
+};
 use super::stock_adjust::stock_entry;
 use super::test_databases;
 use super::tracking::{owned_shops, switch};
@@ -109,5 +111,35 @@ async fn a_products_and_its_stock_entrys_changes_in_one_millisecond_are_stamped_
             .await
             .expect("the variant's entry");
         assert_eq!(entry.updated_at.millis(), 9_004, "{}", t.backend());
+    }
+}
+
+#[tokio::test]
+async fn an_adjustment_stamped_before_its_variants_last_change_is_stamped_after_it() {
+    for t in test_databases().await {
+        let db = with_outbox(&t.db);
+        let (a, _) = keyed_shops(&db).await;
+        store_products(&db, &a, vec![imported(product("p1"))]).await;
+        db.adjust_stock(&adjustment(&a, "p1-v0", 1, 9_000))
+            .await
+            .unwrap();
+        // A request stamped when it arrived, before the one above, that committed after it
+        // (it waited for its product's row lock, or for the write turn).
+        db.adjust_stock(&adjustment(&a, "p1-v0", 1, 6_000))
+            .await
+            .unwrap();
+
+        let stamps = stamps_after(&db, &a.id, EventType::StockUpdated, 0).await;
+        // The import logged the first, at its own time.
+        assert_eq!(stamps, vec![5_000, 9_000, 9_001], "{}", t.backend());
+        let entry = stock_entry(&db, &a.id, "p1-v0")
+            .await
+            .expect("the variant's entry");
+        assert_eq!(
+            (entry.stock, entry.updated_at.millis()),
+            (6, 9_001),
+            "{}",
+            t.backend()
+        );
     }
 }

@@ -21,7 +21,6 @@ use shop_ports::port::{
 use super::fixtures::{
     adjustment, at, imported, keyed_shops, product, store_products, with_outbox,
 };
-use super::stock_adjust::stock_entry;
 use super::test_databases;
 use crate::Database;
 use crate::database::in_transaction;
@@ -838,40 +837,6 @@ async fn an_attempt_that_ends_after_its_endpoints_deletion_leaves_nothing_behind
         assert_eq!(
             due_at(&db, at(9_000)).await,
             vec![pair("we_kept", "stock:p2-v0")]
-        );
-    }
-}
-
-#[tokio::test]
-async fn an_adjustment_stamped_before_its_variants_last_change_is_stamped_after_it() {
-    for t in test_databases().await {
-        let db = with_outbox(&t.db);
-        let (a, _) = keyed_shops(&db).await;
-        store_products(&db, &a, vec![imported(product("p1"))]).await;
-        db.adjust_stock(&adjustment(&a, "p1-v0", 1, 9_000))
-            .await
-            .unwrap();
-        // A request stamped when it arrived, before the one above, that committed after it
-        // (it waited for its product's row lock, or for the write turn).
-        db.adjust_stock(&adjustment(&a, "p1-v0", 1, 6_000))
-            .await
-            .unwrap();
-
-        let stamps: Vec<i64> = events_of(&db, &a.id, vec![EventType::StockUpdated])
-            .await
-            .iter()
-            .map(|event| event.created_at.millis())
-            .collect();
-        // The import logged the first, at its own time.
-        assert_eq!(stamps, vec![5_000, 9_000, 9_001], "{}", t.backend());
-        let entry = stock_entry(&db, &a.id, "p1-v0")
-            .await
-            .expect("the variant's entry");
-        assert_eq!(
-            (entry.stock, entry.updated_at.millis()),
-            (6, 9_001),
-            "{}",
-            t.backend()
         );
     }
 }
