@@ -60,9 +60,10 @@ impl HttpWebhookSender {
     ///
     /// `in_flight` is the workers' bound on attempts in flight at once, so no more
     /// connections to a receiver are ever busy together; keeping that many idle means that
-    /// a receiver taking attempts in rounds gets them on the connections of the round before. With a few kept, most of a round's
-    /// connections were closed and opened again for the next, at a cost to both sides
-    /// (docs/performance-log.md, "Webhooks: the receivers' connections kept").
+    /// a receiver taking attempts in rounds gets them on the connections of the round before.
+    /// With a few kept, most of a round's connections were closed and opened again for the
+    /// next, at a cost to both sides (docs/performance-log.md, "Webhooks: the receivers'
+    /// connections kept").
     pub fn new(policy: NetworkPolicy, in_flight: usize) -> Result<Self, SenderBuildError> {
         Self::with_timeout(policy, ATTEMPT_TIMEOUT, in_flight)
     }

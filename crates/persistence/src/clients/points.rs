@@ -41,7 +41,8 @@ use crate::webhooks::outbox::{self, OutboxQueries, OutboxWrite};
 pub(crate) trait PointsQueries {
     /// Adds `delta` to the shop's client's points (and a credit to its lifetime and all-time
     /// points) if `PointsBalance::after` allows it, stamping its `updated_at` after its last
-    /// (`sql/stamp.rs`); the balance after, or `None` when the client is missing or the rule refuses.
+    /// (`sql/stamp.rs`); the balance after, or `None` when the client is missing or the rule
+    /// refuses.
     fn add_points(
         &mut self,
         shop: &ShopId,
