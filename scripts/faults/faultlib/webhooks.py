@@ -127,10 +127,19 @@ class Claim:
 
 
 def claims(url: str) -> list[Claim]:
-    """The claims held (`webhook_inflight`): one per attempt in flight, whichever instance
-    made it, until it is recorded or expires."""
+    """The claims stored (`webhook_inflight`): one per attempt from the queue's rows in flight,
+    whichever instance made it, until it is recorded or expires. SQLite's first attempts
+    claimed straight from the event log are held in the process only."""
     return [Claim(*row) for row in
             query(url, "SELECT endpoint_id, resource, claimed_by FROM webhook_inflight")]
+
+
+def recorded_attempts(url: str) -> set[tuple[str, str]]:
+    """(endpoint id, event id) of every attempt recorded."""
+    return {(endpoint, event) for endpoint, event in query(
+        url, "SELECT a.endpoint_id, e.id FROM webhook_attempts a "
+             "JOIN webhook_deliveries d ON d.id = a.delivery_id "
+             "JOIN webhook_events e ON e.seq = d.event_seq")}
 
 
 # --- what the receiver holds -------------------------------------------------------------
@@ -186,12 +195,6 @@ def first_arrivals(records: list[dict]) -> dict[tuple[str, str], int]:
     for index, record in enumerate(records):
         first.setdefault((record["path"], record["webhook_id"]), index)
     return first
-
-
-def resource_of(records: list[dict]) -> dict[tuple[str, str], str]:
-    """(path, webhook-id) -> the resource key the queue groups it under (`stock:<variant>`)."""
-    return {(r["path"], r["webhook_id"]): f"stock:{r['variant_id']}"
-            for r in records if r.get("variant_id")}
 
 
 def per_path(records: list[dict]) -> dict[str, int]:

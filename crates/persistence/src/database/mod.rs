@@ -105,6 +105,9 @@ pub struct Database {
     pub(crate) outbox: Option<Arc<crate::webhooks::Outbox>>,
     /// Wakes this process's webhook workers after a commit that appended events.
     pub(crate) events_wake: Arc<tokio::sync::Notify>,
+    /// SQLite's first attempts claimed from the event log and not recorded yet
+    /// (`webhooks/queue/fast_lane.rs`).
+    pub(crate) fast_lane: Arc<std::sync::Mutex<crate::webhooks::queue::fast_lane::FastLane>>,
     /// On PostgreSQL, the task that wakes the other instances' (`webhooks/announce.rs`).
     pub(crate) announcer: Arc<std::sync::OnceLock<crate::webhooks::announce::Announcer>>,
     /// On PostgreSQL, the delivery workers' one connection (opened at their first turn): a

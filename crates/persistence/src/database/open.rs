@@ -153,6 +153,7 @@ impl Database {
             replicas: None,
             outbox: None,
             events_wake: Arc::default(),
+            fast_lane: Arc::default(),
             announcer: Arc::default(),
             queue_pool,
         })

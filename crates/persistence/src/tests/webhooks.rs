@@ -327,6 +327,9 @@ async fn a_claim_whose_instance_died_is_taken_over_once_expired() {
             .await
             .unwrap();
         let work = pair("we_1", "stock:p1-v0");
+        // Queued first (SQLite would otherwise claim the first attempt straight from the
+        // log, held by its one instance in memory, which a restart releases: the test below).
+        assert!(due_at(&db, at(7_000)).await.contains(&work));
         assert!(
             claim_one(&db, &work, "died", at(7_000), at(20_000))
                 .await
@@ -710,6 +713,7 @@ async fn a_sqlite_server_starting_again_releases_its_previous_runs_claims_at_onc
             .await
             .unwrap();
         let work = pair("we_1", "stock:p1-v0");
+        assert_eq!(due_at(&db, at(7_000)).await, vec![work.clone()]);
         assert!(
             claim_one(&db, &work, "killed", at(8_000), at(60_000))
                 .await
@@ -726,6 +730,127 @@ async fn a_sqlite_server_starting_again_releases_its_previous_runs_claims_at_onc
             assert_eq!(released, 0);
             assert!(due.is_empty());
         }
+    }
+}
+
+/// A delivery's id, as the tests' claims carry them.
+fn claimed_ids(claimed: &[shop_ports::port::ClaimedDelivery]) -> Vec<String> {
+    let mut ids: Vec<String> = claimed
+        .iter()
+        .map(|c| c.delivery_id.as_str().to_owned())
+        .collect();
+    ids.sort();
+    ids
+}
+
+#[tokio::test]
+async fn a_sqlite_run_that_dies_sends_again_only_the_first_attempts_it_did_not_record() {
+    for t in test_databases().await {
+        if t.backend() != "sqlite" {
+            continue; // PostgreSQL claims every attempt from rows: the test above
+        }
+        let db = with_outbox(&t.db);
+        let a = two_products_and_endpoints(&db, ["we_1", "we_2"]).await;
+        db.delete_endpoint(&a.id, &WebhookEndpointId::parse("we_2").unwrap())
+            .await
+            .unwrap();
+        db.adjust_stock(&adjustment(&a, "p1-v0", 1, 7_000))
+            .await
+            .unwrap();
+        db.adjust_stock(&adjustment(&a, "p2-v0", 1, 7_001))
+            .await
+            .unwrap();
+        let first = claim_due(&db, "run-1", at(7_010), at(60_000))
+            .await
+            .unwrap();
+        assert_eq!(first.len(), 2, "{first:?}");
+        assert!(first.iter().all(|c| c.attempt == 1));
+        // In flight, without a row yet, and listed as waiting all the same.
+        assert_eq!(
+            deliveries(&db, &a.id, "we_1").await,
+            vec![
+                (DeliveryStatus::Pending, None),
+                (DeliveryStatus::Pending, None)
+            ]
+        );
+        let p1 = first.iter().find(|c| c.resource == "stock:p1-v0").unwrap();
+        record(&db, &[success(p1, 7_020)], "run-1").await;
+        assert_eq!(
+            deliveries(&db, &a.id, "we_1").await,
+            vec![
+                (DeliveryStatus::Succeeded, Some(1)),
+                (DeliveryStatus::Pending, None)
+            ]
+        );
+
+        // The run dies with p2's attempt in flight; the next one starts.
+        assert_eq!(db.release_orphaned_claims().await.unwrap(), 0);
+        let again = claim_due(&db, "run-2", at(8_000), at(60_000))
+            .await
+            .unwrap();
+        let p2: Vec<String> = claimed_ids(&first)
+            .into_iter()
+            .filter(|id| id != p1.delivery_id.as_str())
+            .collect();
+        assert_eq!(claimed_ids(&again), p2, "only the attempt not recorded");
+        record(&db, &[success(&again[0], 8_010)], "run-2").await;
+        assert!(
+            claim_due(&db, "run-2", at(9_000), at(60_000))
+                .await
+                .unwrap()
+                .is_empty()
+        );
+        assert_eq!(
+            deliveries(&db, &a.id, "we_1").await,
+            vec![
+                (DeliveryStatus::Succeeded, Some(1)),
+                (DeliveryStatus::Succeeded, Some(1))
+            ]
+        );
+    }
+}
+
+#[tokio::test]
+async fn a_failed_attempt_is_superseded_by_a_newer_event_read_by_the_turn_recording_it() {
+    for t in test_databases().await {
+        let db = with_outbox(&t.db);
+        let (a, _) = keyed_shops(&db).await;
+        store_products(&db, &a, vec![imported(product("p1"))]).await;
+        create(&db, new_endpoint(&a, "we_1", &["stock.updated"])).await;
+        db.adjust_stock(&adjustment(&a, "p1-v0", 1, 7_000))
+            .await
+            .unwrap();
+        let first = claim_due(&db, "one", at(7_010), at(60_000)).await.unwrap();
+        assert_eq!(first.len(), 1, "{}", t.backend());
+        db.adjust_stock(&adjustment(&a, "p1-v0", 1, 7_100))
+            .await
+            .unwrap();
+
+        // The failure is recorded, and the newer event read, by one turn.
+        let room = ClaimRoom {
+            total: 100,
+            per_endpoint: 100,
+            ..ClaimRoom::default()
+        };
+        let failed = failure(&first[0], 7_200, DeliveryNext::RetryAt(at(60_000)));
+        let turn = db
+            .turn(&[failed], &room, "one", at(7_200), at(60_000))
+            .await
+            .unwrap();
+        assert_eq!(turn.claimed.len(), 1, "{}", t.backend());
+        let newer = &turn.claimed[0];
+        assert_ne!(newer.event_id, first[0].event_id, "{}", t.backend());
+        assert_eq!(newer.resource, first[0].resource);
+        assert_eq!(
+            deliveries(&db, &a.id, "we_1").await,
+            vec![
+                (DeliveryStatus::Failed, Some(1)),
+                (DeliveryStatus::Pending, None),
+                (DeliveryStatus::Superseded, None),
+            ],
+            "the failed one is never sent again ({})",
+            t.backend()
+        );
     }
 }
 

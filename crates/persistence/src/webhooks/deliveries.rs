@@ -48,6 +48,11 @@ pub(crate) fn delivery_id_prefix(seq: i64) -> String {
     format!("{DELIVERY_ID_HEAD}{seq}_")
 }
 
+/// The id of event `seq`'s delivery to `endpoint`.
+pub(crate) fn delivery_id(seq: i64, endpoint: &str) -> String {
+    format!("{}{endpoint}", delivery_id_prefix(seq))
+}
+
 /// `delivery_id_of_event!(endpoint)`: the same id in SQL, for the `webhook_events` row a
 /// statement reads and `endpoint` (a column or a bound text).
 macro_rules! delivery_id_of_event {
@@ -61,45 +66,6 @@ macro_rules! delivery_id_of_event {
             .concat($endpoint)
     };
 }
-pub(crate) use delivery_id_of_event;
-
-/// `queue_fanned_out!(conn, on: join, events: filter)`: the `INSERT … SELECT` of a pending
-/// delivery for each (event, endpoint) pair that `join` matches, among the events `filter`
-/// keeps: SQLite's fan-out, in the workers' turn (`webhooks/queue/fan_out.rs`; PostgreSQL's,
-/// at the write, reads no event back: `webhooks/outbox.rs`), kept prepared: the callers' SQL
-/// never varies. A delivery queued already (by a recovery) is left as it is.
-macro_rules! queue_fanned_out {
-    ($conn:expr, on: $join:expr, events: $filter:expr) => {{
-        use diesel::prelude::*;
-        use diesel::sql_types::{Integer, Text};
-        let delivery_id = $crate::webhooks::deliveries::delivery_id_of_event!(
-            $crate::schema::webhook_endpoints::id
-        );
-        let pairs = $crate::schema::webhook_events::table
-            .inner_join($crate::schema::webhook_endpoints::table.on($join))
-            .filter($filter)
-            .select((
-                delivery_id,
-                $crate::schema::webhook_events::shop_id,
-                $crate::schema::webhook_endpoints::id,
-                $crate::schema::webhook_events::seq,
-                $crate::schema::webhook_events::resource,
-                "pending".into_sql::<Text>(),
-                0.into_sql::<Integer>(),
-                $crate::schema::webhook_events::created_at_ms.nullable(),
-                $crate::schema::webhook_events::created_at_ms,
-                $crate::schema::webhook_events::created_at_ms,
-            ));
-        $crate::sql::kept_prepared::KeptPrepared(
-            diesel::insert_into($crate::schema::webhook_deliveries::table)
-                .values(pairs)
-                .into_columns($crate::webhooks::deliveries::QUEUED_DELIVERY_COLUMNS)
-                .on_conflict_do_nothing(),
-        )
-        .execute($conn)
-    }};
-}
-pub(crate) use queue_fanned_out;
 
 pub(crate) trait DeliveryQueries {
     /// Deletes an endpoint's attempts, deliveries and claims (before the endpoint itself).
@@ -219,7 +185,7 @@ impl_for_each_backend! {
         ) -> Result<(), DbError> {
             diesel::insert_into(webhook_deliveries::table)
                 .values((
-                    webhook_deliveries::id.eq(format!("{}{endpoint}", delivery_id_prefix(seq))),
+                    webhook_deliveries::id.eq(delivery_id(seq, endpoint.as_str())),
                     webhook_deliveries::shop_id.eq(shop.as_str()),
                     webhook_deliveries::endpoint_id.eq(endpoint.as_str()),
                     webhook_deliveries::event_seq.eq(seq),

@@ -7,6 +7,6 @@ mod endpoints;
 mod events;
 mod listen;
 pub(crate) mod outbox;
-mod queue;
+pub(crate) mod queue;
 
 pub use outbox::Outbox;

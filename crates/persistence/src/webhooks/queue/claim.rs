@@ -26,8 +26,8 @@ use crate::sql::kept_prepared::KeptPrepared;
 
 /// What a claim reads of its endpoint: where to send, and with which secrets.
 #[derive(Queryable)]
-struct EndpointTarget {
-    id: String,
+pub(super) struct EndpointTarget {
+    pub(super) id: String,
     url: String,
     secret: String,
     previous_secret: Option<String>,
@@ -37,12 +37,40 @@ struct EndpointTarget {
 
 /// A pending delivery of a claimed pair.
 #[derive(Queryable)]
-struct Pending {
-    id: String,
-    endpoint_id: String,
-    resource: String,
-    event_seq: i64,
-    attempts: i32,
+pub(super) struct Pending {
+    pub(super) id: String,
+    pub(super) endpoint_id: String,
+    pub(super) resource: String,
+    pub(super) event_seq: i64,
+    pub(super) attempts: i32,
+}
+
+pub(super) trait LoadsTargets {
+    /// The enabled endpoints among `endpoints`: where to send, and with which secrets.
+    fn load_targets(
+        &mut self,
+        endpoints: &[&str],
+    ) -> impl Future<Output = Result<Vec<EndpointTarget>, DbError>> + Send;
+}
+
+impl_for_each_backend! {
+    impl LoadsTargets {
+        async fn load_targets(&mut self, endpoints: &[&str]) -> Result<Vec<EndpointTarget>, DbError> {
+            Ok(webhook_endpoints::table
+                .filter(webhook_endpoints::id.eq_any(endpoints))
+                .filter(webhook_endpoints::status.eq("enabled"))
+                .select((
+                    webhook_endpoints::id,
+                    webhook_endpoints::url,
+                    webhook_endpoints::secret,
+                    webhook_endpoints::previous_secret,
+                    webhook_endpoints::previous_secret_until_ms,
+                    webhook_endpoints::failing_since_ms,
+                ))
+                .load::<EndpointTarget>(self)
+                .await?)
+        }
+    }
 }
 
 /// What a claim took: the deliveries to attempt, and whether another instance held some of
@@ -117,18 +145,8 @@ impl_for_each_backend! {
                 ))
                 .load(&mut *self)
                 .await?;
-            let targets: HashMap<String, EndpointTarget> = webhook_endpoints::table
-                .filter(webhook_endpoints::id.eq_any(&endpoints))
-                .filter(webhook_endpoints::status.eq("enabled"))
-                .select((
-                    webhook_endpoints::id,
-                    webhook_endpoints::url,
-                    webhook_endpoints::secret,
-                    webhook_endpoints::previous_secret,
-                    webhook_endpoints::previous_secret_until_ms,
-                    webhook_endpoints::failing_since_ms,
-                ))
-                .load::<EndpointTarget>(&mut *self)
+            let targets: HashMap<String, EndpointTarget> = self
+                .load_targets(&endpoints)
                 .await?
                 .into_iter()
                 .map(|target| (target.id.clone(), target))
@@ -304,7 +322,7 @@ impl InsertsClaims for diesel_async::AsyncPgConnection {
     }
 }
 
-fn claimed_delivery(
+pub(super) fn claimed_delivery(
     row: Pending,
     event_id: String,
     body: String,

@@ -1,80 +1,79 @@
-//! The deliveries SQLite queues in the workers' turn: those of the events committed since the
-//! last turn, to the endpoints each event named at its commit (`webhooks/outbox.rs`), in one
-//! `INSERT … SELECT` for the batch. PostgreSQL queued them in the write's transaction and has
+//! The deliveries of the events committed since the last turn, which SQLite takes on in the
+//! workers' turn: to the endpoints each event named at its commit (`webhooks/outbox.rs`),
+//! the newest event of each pair claimed for its first attempt straight from the log, the
+//! rest queued (`fast_lane.rs`). PostgreSQL queued them in the write's transaction and has
 //! nothing to do here.
 
-use diesel::dsl::sql;
-use diesel::sql_types::Bool;
-use diesel_async::RunQueryDsl;
+use shop_domain::Timestamp;
+use shop_ports::port::ClaimRoom;
 
+use super::fast_lane::{self, LaneMove, LanePlan, LaneSnapshot, QueueRow};
 use crate::error::DbError;
-use crate::schema::{webhook_endpoints, webhook_events};
-use crate::sql::kept_prepared::KeptPrepared;
-use crate::webhooks::deliveries::queue_fanned_out;
 
 pub(super) trait DeferredFanOut {
-    /// Whether events committed since the last turn still wait for their deliveries.
-    fn fan_out_behind(&mut self) -> impl Future<Output = Result<bool, DbError>> + Send;
+    /// What the turn takes on of the events past `snapshot`'s cursor, within `room`: reads
+    /// only, outside the turn's transaction.
+    fn plan_fan_out(
+        &mut self,
+        snapshot: &LaneSnapshot,
+        room: &ClaimRoom,
+        now: Timestamp,
+    ) -> impl Future<Output = Result<LanePlan, DbError>> + Send;
 
-    /// Queues those deliveries and moves the cursor past their events; runs in the turn's
+    /// Queues the plan's rows, in the turn's transaction.
+    fn queue_rows(
+        &mut self,
+        rows: &[QueueRow],
+        now: Timestamp,
+    ) -> impl Future<Output = Result<(), DbError>> + Send;
+
+    /// Stores how far a run starting now would have to read the log again, in the turn's
     /// transaction.
-    fn fan_out(&mut self) -> impl Future<Output = Result<(), DbError>> + Send;
-}
-
-#[derive(diesel::QueryableByName)]
-struct Behind {
-    #[diesel(sql_type = Bool)]
-    behind: bool,
+    fn store_cursor(
+        &mut self,
+        snapshot: &LaneSnapshot,
+        lane: &LaneMove,
+    ) -> impl Future<Output = Result<(), DbError>> + Send;
 }
 
 impl<R: crate::database::SqliteRunner> DeferredFanOut for crate::database::SqliteOn<R> {
-    async fn fan_out_behind(&mut self) -> Result<bool, DbError> {
-        // Only an event with receivers moves the cursor: a write to a shop without enabled
-        // endpoints costs the workers one seek in the index of such events, never a write.
-        let row: Behind = KeptPrepared(diesel::sql_query(
-            "SELECT EXISTS (SELECT 1 FROM webhook_events \
-                 WHERE receivers IS NOT NULL AND seq > f.through_seq) AS behind \
-             FROM webhook_fan_out f WHERE f.id = 1",
-        ))
-        .get_result(self)
-        .await?;
-        Ok(row.behind)
+    async fn plan_fan_out(
+        &mut self,
+        snapshot: &LaneSnapshot,
+        room: &ClaimRoom,
+        now: Timestamp,
+    ) -> Result<LanePlan, DbError> {
+        fast_lane::plan_first_attempts(self, snapshot, room, now).await
     }
 
-    async fn fan_out(&mut self) -> Result<(), DbError> {
-        if !self.fan_out_behind().await? {
-            return Ok(());
-        }
-        // Every event past the cursor in one statement: at most what the writes since the
-        // last turn wrote (an import's transaction the most), streamed inside SQLite.
-        queue_fanned_out!(
-            &mut *self,
-            on: webhook_endpoints::shop_id.eq(webhook_events::shop_id).and(sql::<Bool>(
-                "instr(',' || webhook_events.receivers || ',', \
-                 ',' || webhook_endpoints.id || ',') > 0"
-            )),
-            events: sql::<Bool>(
-                "webhook_events.receivers IS NOT NULL AND webhook_events.seq > \
-                 (SELECT through_seq FROM webhook_fan_out WHERE id = 1)"
-            )
-        )
-        .await?;
-        KeptPrepared(diesel::sql_query(
-            "UPDATE webhook_fan_out SET through_seq = \
-             (SELECT max(seq) FROM webhook_events WHERE receivers IS NOT NULL) WHERE id = 1",
-        ))
-        .execute(self)
-        .await?;
-        Ok(())
+    async fn queue_rows(&mut self, rows: &[QueueRow], now: Timestamp) -> Result<(), DbError> {
+        fast_lane::insert_queue_rows(self, rows, now).await
+    }
+
+    async fn store_cursor(
+        &mut self,
+        snapshot: &LaneSnapshot,
+        lane: &LaneMove,
+    ) -> Result<(), DbError> {
+        fast_lane::store_lane_cursor(self, snapshot, lane).await
     }
 }
 
 impl DeferredFanOut for diesel_async::AsyncPgConnection {
-    async fn fan_out_behind(&mut self) -> Result<bool, DbError> {
-        Ok(false)
+    async fn plan_fan_out(
+        &mut self,
+        _: &LaneSnapshot,
+        _: &ClaimRoom,
+        _: Timestamp,
+    ) -> Result<LanePlan, DbError> {
+        Ok(LanePlan::default())
     }
 
-    async fn fan_out(&mut self) -> Result<(), DbError> {
+    async fn queue_rows(&mut self, _: &[QueueRow], _: Timestamp) -> Result<(), DbError> {
+        Ok(())
+    }
+
+    async fn store_cursor(&mut self, _: &LaneSnapshot, _: &LaneMove) -> Result<(), DbError> {
         Ok(())
     }
 }

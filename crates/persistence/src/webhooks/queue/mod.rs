@@ -1,13 +1,16 @@
 //! The delivery queue (`DeliveryQueue`): what attempts change (`record.rs`), what is due,
-//! endpoint by endpoint (`head.rs`), and the claims that keep one attempt in flight per
-//! endpoint and resource across every instance (`claim.rs`). A turn of the workers' loop does
-//! all three for a batch in one transaction.
+//! endpoint by endpoint (`head.rs`), the claims that keep one attempt in flight per endpoint
+//! and resource across every instance (`claim.rs`), and on SQLite the new events' deliveries,
+//! their first attempts claimed straight from the event log (`fan_out.rs`, `fast_lane.rs`). A
+//! turn of the workers' loop reads what it takes on first, then does its writes for the batch
+//! in one transaction, if it has any.
 //!
 //! The pending deliveries' partial index (`status = 'pending'`) is only used when the query
 //! names that status as a literal, which a bound parameter is not ([`is_pending`]).
 
 mod claim;
 mod fan_out;
+pub(crate) mod fast_lane;
 mod head;
 mod record;
 
@@ -22,13 +25,14 @@ use diesel_async::RunQueryDsl;
 use shop_domain::Timestamp;
 use shop_domain::id::WebhookEndpointId;
 use shop_ports::StoreError;
-use shop_ports::port::{AttemptRecord, ClaimRoom, DeliveryQueue, DueWork, Turn};
+use shop_ports::port::{AttemptRecord, ClaimRoom, ClaimedDelivery, DeliveryQueue, DueWork, Turn};
 
 use crate::database::{Database, Pool, in_transaction, with_conn};
 use crate::error::DbError;
 use crate::schema::{webhook_attempts, webhook_deliveries, webhook_events, webhook_inflight};
 use claim::ClaimQueries;
 use fan_out::DeferredFanOut;
+use fast_lane::{LaneMove, LanePlan, LaneSnapshot};
 use head::{NextRetry, PendingEndpoints, ReadsQueueHeads};
 use record::RecordQueries;
 
@@ -179,6 +183,68 @@ where
     Ok(earliest)
 }
 
+/// `room` less what the log's first attempts took in this turn: their endpoints' places and
+/// their pairs.
+fn room_after_first_attempts(room: &ClaimRoom, first: &[ClaimedDelivery]) -> ClaimRoom {
+    let mut left = room.clone();
+    left.total = left.total.saturating_sub(first.len());
+    for claim in first {
+        *left.in_flight.entry(claim.endpoint_id.clone()).or_default() += 1;
+        left.held.insert(claim.pair());
+    }
+    left
+}
+
+/// The room the log's first attempts may take when `ended` is recorded by the same turn,
+/// after they are read: a pair whose attempt failed gets a pending row then, which a newer
+/// event of it must queue behind (to supersede it), never pass. `None`: `room` as it is.
+fn room_for_the_log(room: &ClaimRoom, ended: &[AttemptRecord]) -> Option<ClaimRoom> {
+    let mut failed = ended
+        .iter()
+        .filter(|attempt| attempt.next != shop_ports::port::DeliveryNext::Succeeded)
+        .peekable();
+    failed.peek()?;
+    let mut narrower = room.clone();
+    narrower.held.extend(failed.map(AttemptRecord::pair));
+    Some(narrower)
+}
+
+impl Database {
+    /// The lane of first attempts as this turn begins (SQLite's; empty on PostgreSQL).
+    fn lane_snapshot(&self) -> LaneSnapshot {
+        match self.pool {
+            Pool::Sqlite(_) => self.lane().snapshot(),
+            Pool::Postgres(_) => LaneSnapshot::default(),
+        }
+    }
+
+    /// SQLite's first attempts in flight to `endpoint`, as its list of deliveries shows them.
+    pub(crate) fn in_flight_lines(
+        &self,
+        endpoint: &WebhookEndpointId,
+        query: &shop_ports::port::DeliveryQuery,
+    ) -> Vec<shop_domain::webhook::DeliveryLine> {
+        match self.pool {
+            Pool::Sqlite(_) => self.lane().in_flight_lines(endpoint, query),
+            Pool::Postgres(_) => Vec::new(),
+        }
+    }
+
+    /// Applies what a turn changed in the lane, once its writes (if any) committed.
+    fn move_lane(&self, moved: LaneMove) {
+        if let Pool::Sqlite(_) = self.pool {
+            self.lane().apply(moved);
+        }
+    }
+
+    fn lane(&self) -> std::sync::MutexGuard<'_, fast_lane::FastLane> {
+        // A turn that panicked left nothing half-moved: the lane moves after a commit only.
+        self.fast_lane
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+}
+
 #[async_trait]
 impl DeliveryQueue for Database {
     async fn turn(
@@ -191,62 +257,94 @@ impl DeliveryQueue for Database {
     ) -> Result<Turn, StoreError> {
         let began = std::time::Instant::now();
         let mut phases = TurnPhases::default();
-        let mut read_first = None;
-        if ended.is_empty() {
-            if room.is_empty() {
-                return Ok(Turn::default());
-            }
-            // Nothing to record: the heads are read outside a transaction, and one is begun
-            // only to claim something, or to queue the deliveries of new events (SQLite). A
-            // wake-up that finds nothing costs a few reads.
-            let due = on_queue_connection!(self, |conn| {
-                if conn.fan_out_behind().await? {
-                    Ok::<_, DbError>(None)
-                } else {
-                    due_work(conn, room, now).await.map(Some)
-                }
-            })?;
-            phases.read = began.elapsed();
-            if let Some(due) = due {
-                let nothing_due = due.is_empty();
-                let selected = room.select(due);
-                if selected.is_empty() {
-                    return Ok(Turn {
-                        nothing_due,
-                        ..Turn::default()
-                    });
-                }
-                read_first = Some(selected);
-            }
+        if ended.is_empty() && room.is_empty() {
+            return Ok(Turn::default());
         }
+        // Reads first, outside any transaction: the log's new events (SQLite), then, with
+        // nothing to record, the heads. A transaction is begun only to write something, so a
+        // turn that only claims first attempts from the log, or finds nothing, never takes
+        // SQLite's one writer from the API's writes.
+        let snapshot = self.lane_snapshot();
+        let lane_before = &snapshot;
+        let retried = room_for_the_log(room, ended);
+        let (plan, due) = on_queue_connection!(self, |conn| {
+            let plan = if room.is_empty() {
+                LanePlan::default()
+            } else {
+                conn.plan_fan_out(lane_before, retried.as_ref().unwrap_or(room), now)
+                    .await?
+            };
+            let due = if ended.is_empty() {
+                let left = room_after_first_attempts(room, &plan.claimed);
+                Some(due_work(conn, &left, now).await?)
+            } else {
+                None
+            };
+            Ok::<_, DbError>((plan, due))
+        })?;
+        phases.read = began.elapsed();
+        let left = room_after_first_attempts(room, &plan.claimed);
+        let mut read_first = None;
+        if let Some(due) = due {
+            let nothing_due = due.is_empty() && plan.claimed.is_empty() && !plan.more;
+            let selected = left.select(due);
+            if selected.is_empty() && plan.rows.is_empty() {
+                let lane = plan.lane_move(Vec::new());
+                self.move_lane(lane);
+                return Ok(Turn {
+                    claimed: plan.claimed,
+                    nothing_due,
+                    contended: plan.more,
+                });
+            }
+            read_first = Some(selected);
+        }
+        // The first attempts from the log that this turn records, or drops (their endpoint
+        // was deleted): recorded or not, they leave the lane.
+        let recorded: Vec<String> = ended
+            .iter()
+            .map(|attempt| attempt.delivery_id.as_str())
+            .filter(|id| snapshot.unqueued.contains_key(*id))
+            .map(str::to_owned)
+            .collect();
+        let lane = plan.lane_move(recorded);
         let timing = &mut phases;
+        let (lane_after, planned, left) = (&lane, &plan, &left);
         let turn: Result<Turn, DbError> = in_queue_transaction!(self, |conn| {
             timing.began = began.elapsed();
-            conn.fan_out().await?;
             if !ended.is_empty() {
-                conn.record_batch(ended, instance).await?;
+                conn.record_batch(ended, instance, &lane_before.unqueued)
+                    .await?;
             }
+            conn.queue_rows(&planned.rows, now).await?;
             timing.recorded = began.elapsed();
-            let mut turn = Turn::default();
-            let selected = match read_first {
-                Some(selected) => selected,
-                None if room.is_empty() => Vec::new(),
+            let mut turn = Turn {
+                claimed: planned.claimed.clone(),
+                contended: planned.more,
+                ..Turn::default()
+            };
+            let selected = match &read_first {
+                Some(selected) => selected.clone(),
+                None if left.is_empty() => Vec::new(),
                 None => {
-                    let due = due_work(&mut *conn, room, now).await?;
+                    let due = due_work(&mut *conn, left, now).await?;
                     timing.read = began.elapsed();
-                    turn.nothing_due = due.is_empty();
-                    room.select(due)
+                    turn.nothing_due =
+                        due.is_empty() && planned.claimed.is_empty() && !planned.more;
+                    left.select(due)
                 }
             };
             if !selected.is_empty() {
                 let claimed = conn.claim_batch(&selected, instance, now, until).await?;
-                turn.claimed = claimed.deliveries;
-                turn.contended = claimed.contended;
+                turn.claimed.extend(claimed.deliveries);
+                turn.contended |= claimed.contended;
             }
+            conn.store_cursor(lane_before, lane_after).await?;
             timing.claimed = began.elapsed();
             Ok(turn)
         });
         if let Ok(turn) = &turn {
+            self.move_lane(lane);
             phases.trace(ended.len(), turn.claimed.len(), began.elapsed());
         }
         Ok(turn?)
@@ -259,6 +357,9 @@ impl DeliveryQueue for Database {
         let released = with_conn!(self, |conn| {
             diesel::delete(webhook_inflight::table).execute(conn).await
         })?;
+        // The first attempts a previous run claimed from the log: the cursor it stored is
+        // behind them, and this run reads them again.
+        self.lane().restart();
         Ok(u64::try_from(released).unwrap_or(u64::MAX))
     }
 
@@ -316,8 +417,8 @@ impl DeliveryQueue for Database {
 #[cfg(test)]
 impl Database {
     /// The pairs a turn with room for everything would find due at `now`, each once, in the
-    /// order it would take them (the deliveries of new events queued first, as a turn
-    /// does); claims nothing.
+    /// order it would take them; claims nothing, so the deliveries of new events are queued
+    /// rather than claimed from the log (SQLite).
     pub(crate) async fn due_pairs(&self, now: Timestamp) -> Result<Vec<DueWork>, DbError> {
         let room = ClaimRoom {
             total: usize::MAX,
@@ -325,10 +426,20 @@ impl Database {
             ..ClaimRoom::default()
         };
         let reading = &room;
+        let snapshot = self.lane_snapshot();
+        let lane_before = &snapshot;
+        let plan = on_queue_connection!(self, |conn| {
+            conn.plan_fan_out(lane_before, &ClaimRoom::none(), now)
+                .await
+        })?;
+        let lane = plan.lane_move(Vec::new());
+        let (planned, lane_after) = (&plan, &lane);
         let due = in_queue_transaction!(self, |conn| {
-            conn.fan_out().await?;
+            conn.queue_rows(&planned.rows, now).await?;
+            conn.store_cursor(lane_before, lane_after).await?;
             due_work(conn, reading, now).await
         })?;
+        self.move_lane(lane);
         Ok(room.select(due))
     }
 }

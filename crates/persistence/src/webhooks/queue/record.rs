@@ -2,7 +2,7 @@
 //! next step, their endpoints' health (and a disabling), and the release of their claims.
 //! The statements are per batch, or per endpoint of the batch, except a retry's own time.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
 use diesel::prelude::*;
 use diesel::sql_types::{Array, BigInt, Integer, Nullable, Text};
@@ -12,6 +12,7 @@ use shop_domain::webhook::{DeliveryStatus, EndpointHealth};
 use shop_ports::port::{AttemptRecord, DeliveryNext};
 
 use super::claim::ClaimQueries;
+use super::fast_lane::Unqueued;
 use super::{is_pending, pairs_by_endpoint};
 use crate::database::impl_for_each_backend;
 use crate::error::DbError;
@@ -79,16 +80,19 @@ impl StoredHealth {
 
 pub(super) trait RecordQueries {
     /// See `DeliveryQueue::record`; runs inside the caller's transaction.
+    /// `unqueued`: the first attempts claimed from the log (SQLite's `fast_lane.rs`), whose
+    /// deliveries get their row here.
     fn record_batch(
         &mut self,
         attempts: &[AttemptRecord],
         instance: &str,
+        unqueued: &HashMap<String, Unqueued>,
     ) -> impl Future<Output = Result<(), DbError>> + Send;
 }
 
 impl_for_each_backend! {
     impl RecordQueries {
-        async fn record_batch(&mut self, attempts: &[AttemptRecord], instance: &str) -> Result<(), DbError> {
+        async fn record_batch(&mut self, attempts: &[AttemptRecord], instance: &str, unqueued: &HashMap<String, Unqueued>) -> Result<(), DbError> {
             // The endpoints first, then their deliveries: the order every writer of both
             // takes (an endpoint's `PATCH`, its deletion), so that none waits on another.
             let mut per_endpoint: BTreeMap<&str, Vec<&AttemptRecord>> = BTreeMap::new();
@@ -146,11 +150,21 @@ impl_for_each_backend! {
                         .await?;
                 }
             }
+            let (first, queued): (Vec<&AttemptRecord>, Vec<&AttemptRecord>) = recorded
+                .iter()
+                .copied()
+                .partition(|attempt| unqueued.contains_key(attempt.delivery_id.as_str()));
+            let first: Vec<(&AttemptRecord, &Unqueued)> = first
+                .into_iter()
+                .filter_map(|attempt| unqueued.get(attempt.delivery_id.as_str()).map(|u| (attempt, u)))
+                .collect();
+            // The deliveries' rows before their attempts', which name them.
+            self.queue_first_attempts(&first).await?;
             let rows: Vec<AttemptRow<'_>> = recorded.iter().copied().map(AttemptRow::of).collect();
             self.insert_attempts(&rows).await?;
             let mut succeeded = Vec::new();
             let mut gave_up = Vec::new();
-            for attempt in &recorded {
+            for attempt in &queued {
                 match attempt.next {
                     DeliveryNext::Succeeded => succeeded.push(attempt.delivery_id.as_str()),
                     DeliveryNext::GaveUp => gave_up.push(attempt.delivery_id.as_str()),
@@ -168,7 +182,7 @@ impl_for_each_backend! {
                     }
                 }
             }
-            let last_at = attempts.iter().map(|a| a.at.millis()).max().unwrap_or_default();
+            let last_at = queued.iter().map(|a| a.at.millis()).max().unwrap_or_default();
             for (ids, status) in [(succeeded, DeliveryStatus::Succeeded), (gave_up, DeliveryStatus::Failed)] {
                 if ids.is_empty() {
                     continue;
@@ -184,8 +198,80 @@ impl_for_each_backend! {
                     .execute(&mut *self)
                     .await?;
             }
-            let pairs = pairs_by_endpoint(attempts.iter().map(|a| (a.endpoint_id.as_str(), a.resource.as_str())));
+            // A first attempt from the log held no claim row.
+            let claimed = attempts.iter().filter(|a| !unqueued.contains_key(a.delivery_id.as_str()));
+            let pairs = pairs_by_endpoint(claimed.map(|a| (a.endpoint_id.as_str(), a.resource.as_str())));
+            if pairs.is_empty() {
+                return Ok(());
+            }
             self.release(&pairs, instance).await
+        }
+    }
+}
+
+/// The rows of first attempts claimed from the log, written with their outcome. A row queued
+/// meanwhile (a recovery, a manual retry of the same event) is moved on as a pending one is.
+trait QueuesFirstAttempts {
+    fn queue_first_attempts(
+        &mut self,
+        first: &[(&AttemptRecord, &Unqueued)],
+    ) -> impl Future<Output = Result<(), DbError>> + Send;
+}
+
+impl<R: crate::database::SqliteRunner> QueuesFirstAttempts for crate::database::SqliteOn<R> {
+    async fn queue_first_attempts(
+        &mut self,
+        first: &[(&AttemptRecord, &Unqueued)],
+    ) -> Result<(), DbError> {
+        if first.is_empty() {
+            return Ok(());
+        }
+        let mut insert = diesel::sql_query(format!(
+            "INSERT INTO webhook_deliveries (id, shop_id, endpoint_id, event_seq, resource, \
+             status, attempts, next_attempt_at_ms, created_at_ms, updated_at_ms) VALUES {} \
+             ON CONFLICT (id) DO UPDATE SET status = excluded.status, \
+             attempts = webhook_deliveries.attempts + 1, \
+             next_attempt_at_ms = excluded.next_attempt_at_ms, \
+             updated_at_ms = excluded.updated_at_ms \
+             WHERE webhook_deliveries.status = 'pending'",
+            crate::sql::values_rows::placeholders(first.len(), 10)
+        ))
+        .into_boxed::<diesel::sqlite::Sqlite>();
+        for (attempt, unqueued) in first {
+            let (status, next) = match attempt.next {
+                DeliveryNext::Succeeded => (DeliveryStatus::Succeeded, None),
+                DeliveryNext::GaveUp => (DeliveryStatus::Failed, None),
+                DeliveryNext::RetryAt(at) => (DeliveryStatus::Pending, Some(at.millis())),
+            };
+            insert = insert
+                .bind::<Text, _>(attempt.delivery_id.as_str())
+                .bind::<Text, _>(unqueued.shop_id.as_str())
+                .bind::<Text, _>(attempt.endpoint_id.as_str())
+                .bind::<BigInt, _>(unqueued.seq)
+                .bind::<Text, _>(unqueued.resource.as_str())
+                .bind::<Text, _>(status.as_str())
+                .bind::<Integer, _>(1)
+                .bind::<Nullable<BigInt>, _>(next)
+                .bind::<BigInt, _>(unqueued.created_at_ms)
+                .bind::<BigInt, _>(attempt.at.millis());
+        }
+        insert.execute(self).await?;
+        Ok(())
+    }
+}
+
+/// PostgreSQL claims every attempt from its queue's rows.
+impl QueuesFirstAttempts for diesel_async::AsyncPgConnection {
+    async fn queue_first_attempts(
+        &mut self,
+        first: &[(&AttemptRecord, &Unqueued)],
+    ) -> Result<(), DbError> {
+        if first.is_empty() {
+            Ok(())
+        } else {
+            Err(DbError::Invariant(
+                "a first attempt from the log on PostgreSQL".into(),
+            ))
         }
     }
 }
