@@ -55,12 +55,27 @@ async fn claim_due(
     now: shop_domain::Timestamp,
     until: shop_domain::Timestamp,
 ) -> Result<Vec<shop_ports::port::ClaimedDelivery>, shop_ports::StoreError> {
-    let room = ClaimRoom {
+    Ok(db
+        .turn(&[], &room_for_all(), instance, now, until)
+        .await?
+        .claimed)
+}
+
+/// Room for everything the tests queue.
+fn room_for_all() -> ClaimRoom {
+    ClaimRoom {
         total: 100,
         per_endpoint: 100,
         ..ClaimRoom::default()
-    };
-    Ok(db.turn(&[], &room, instance, now, until).await?.claimed)
+    }
+}
+
+/// A shop with product `p1` and one endpoint of `events`.
+async fn one_product_and_endpoint(db: &Database, endpoint: &str, events: &[&str]) -> Shop {
+    let (a, _) = keyed_shops(db).await;
+    store_products(db, &a, vec![imported(product("p1"))]).await;
+    create(db, new_endpoint(&a, endpoint, events)).await;
+    a
 }
 
 /// A turn of `instance` with room for everything due (other pairs are claimed too): the
@@ -245,9 +260,7 @@ async fn a_write_wakes_the_workers_only_when_it_queued_a_delivery() {
 async fn only_the_newest_pending_event_of_a_resource_is_sent_and_one_attempt_at_a_time() {
     for t in test_databases().await {
         let db = with_outbox(&t.db);
-        let (a, _) = keyed_shops(&db).await;
-        store_products(&db, &a, vec![imported(product("p1"))]).await;
-        create(&db, new_endpoint(&a, "we_1", &["stock.updated"])).await;
+        let a = one_product_and_endpoint(&db, "we_1", &["stock.updated"]).await;
         for (n, at_ms) in [7_000, 7_001, 7_002].into_iter().enumerate() {
             db.adjust_stock(&adjustment(&a, "p1-v0", n as i64 + 1, at_ms))
                 .await
@@ -320,9 +333,7 @@ async fn only_the_newest_pending_event_of_a_resource_is_sent_and_one_attempt_at_
 async fn a_claim_whose_instance_died_is_taken_over_once_expired() {
     for t in test_databases().await {
         let db = with_outbox(&t.db);
-        let (a, _) = keyed_shops(&db).await;
-        store_products(&db, &a, vec![imported(product("p1"))]).await;
-        create(&db, new_endpoint(&a, "we_1", &["*"])).await;
+        let a = one_product_and_endpoint(&db, "we_1", &["*"]).await;
         db.adjust_stock(&adjustment(&a, "p1-v0", 1, 7_000))
             .await
             .unwrap();
@@ -706,9 +717,7 @@ async fn a_batch_is_claimed_and_recorded_at_once_each_pair_and_endpoint_moving_o
 async fn a_sqlite_server_starting_again_releases_its_previous_runs_claims_at_once() {
     for t in test_databases().await {
         let db = with_outbox(&t.db);
-        let (a, _) = keyed_shops(&db).await;
-        store_products(&db, &a, vec![imported(product("p1"))]).await;
-        create(&db, new_endpoint(&a, "we_1", &["stock.updated"])).await;
+        let a = one_product_and_endpoint(&db, "we_1", &["stock.updated"]).await;
         db.adjust_stock(&adjustment(&a, "p1-v0", 1, 7_000))
             .await
             .unwrap();
@@ -814,9 +823,7 @@ async fn a_sqlite_run_that_dies_sends_again_only_the_first_attempts_it_did_not_r
 async fn a_failed_attempt_is_superseded_by_a_newer_event_read_by_the_turn_recording_it() {
     for t in test_databases().await {
         let db = with_outbox(&t.db);
-        let (a, _) = keyed_shops(&db).await;
-        store_products(&db, &a, vec![imported(product("p1"))]).await;
-        create(&db, new_endpoint(&a, "we_1", &["stock.updated"])).await;
+        let a = one_product_and_endpoint(&db, "we_1", &["stock.updated"]).await;
         db.adjust_stock(&adjustment(&a, "p1-v0", 1, 7_000))
             .await
             .unwrap();
@@ -827,14 +834,9 @@ async fn a_failed_attempt_is_superseded_by_a_newer_event_read_by_the_turn_record
             .unwrap();
 
         // The failure is recorded, and the newer event read, by one turn.
-        let room = ClaimRoom {
-            total: 100,
-            per_endpoint: 100,
-            ..ClaimRoom::default()
-        };
         let failed = failure(&first[0], 7_200, DeliveryNext::RetryAt(at(60_000)));
         let turn = db
-            .turn(&[failed], &room, "one", at(7_200), at(60_000))
+            .turn(&[failed], &room_for_all(), "one", at(7_200), at(60_000))
             .await
             .unwrap();
         assert_eq!(turn.claimed.len(), 1, "{}", t.backend());
