@@ -513,7 +513,7 @@ pub(crate) async fn store_lane_cursor<R: SqliteRunner>(
     snapshot: &LaneSnapshot,
     lane: &LaneMove,
 ) -> Result<(), DbError> {
-    let Some((read_through, _)) = lane.read.or(snapshot.read_through.map(|r| (r, 0))) else {
+    let Some(read_through) = lane.read.map(|(read, _)| read).or(snapshot.read_through) else {
         return Ok(());
     };
     let recorded: HashSet<&str> = lane.recorded.iter().map(String::as_str).collect();

@@ -267,23 +267,22 @@ impl DeliveryQueue for Database {
         let snapshot = self.lane_snapshot();
         let lane_before = &snapshot;
         let retried = room_for_the_log(room, ended);
-        let (plan, due) = on_queue_connection!(self, |conn| {
+        let (plan, left, due) = on_queue_connection!(self, |conn| {
             let plan = if room.is_empty() {
                 LanePlan::default()
             } else {
                 conn.plan_fan_out(lane_before, retried.as_ref().unwrap_or(room), now)
                     .await?
             };
+            let left = room_after_first_attempts(room, &plan.claimed);
             let due = if ended.is_empty() {
-                let left = room_after_first_attempts(room, &plan.claimed);
                 Some(due_work(conn, &left, now).await?)
             } else {
                 None
             };
-            Ok::<_, DbError>((plan, due))
+            Ok::<_, DbError>((plan, left, due))
         })?;
         phases.read = began.elapsed();
-        let left = room_after_first_attempts(room, &plan.claimed);
         let mut read_first = None;
         if let Some(due) = due {
             let nothing_due = due.is_empty() && plan.claimed.is_empty() && !plan.more;
