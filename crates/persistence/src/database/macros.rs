@@ -79,26 +79,28 @@ pub(crate) use with_read_conn;
 /// On SQLite the transaction is `BEGIN IMMEDIATE`: it takes the write lock up front, so a
 /// transaction that reads then writes waits (`busy_timeout`) instead of failing on a lock
 /// upgrade; and it first waits for its [`Database::write_turn`] in this process
-/// (`in_transaction!(db, turn: queue_write_turn, |conn| body)`: for another turn).
+/// (`in_transaction!(db, turn: queue_write_turn, sync: WithTheNextFull, |conn| body)`: for
+/// another turn, and a commit that is not synced at once: `write_runner::CommitSync`).
 ///
 /// [`Database::write_turn`]: super::Database::write_turn
 macro_rules! in_transaction {
     ($db:expr, |$conn:ident| $body:expr) => {
-        $crate::database::in_transaction!($db, turn: write_turn, |$conn| $body)
+        $crate::database::in_transaction!($db, turn: write_turn, sync: Full, |$conn| $body)
     };
-    ($db:expr, turn: $turn:ident, |$conn:ident| $body:expr) => {{
+    ($db:expr, turn: $turn:ident, sync: $sync:ident, |$conn:ident| $body:expr) => {{
+        let sync = $crate::database::write_runner::CommitSync::$sync;
         let db: &$crate::database::Database = $db;
         match &db.pool {
             $crate::database::Pool::Sqlite(pools) => match db.$turn().await {
                 Ok(turn) => match db.acquire(pools.writes.get()).await {
                     Ok(mut object) => {
                         let writer: &mut $crate::database::SqliteConn = &mut object;
-                        match $crate::database::write_runner::begin_immediate(writer).await {
+                        match $crate::database::write_runner::begin_immediate(writer, sync).await {
                             Ok(()) => {
                                 let body = async |$conn: &mut $crate::database::SqliteConn| $body;
                                 let outcome = body(&mut *writer).await;
                                 $crate::database::write_runner::end_transaction(
-                                    writer, outcome, turn,
+                                    writer, outcome, turn, sync,
                                 )
                                 .await
                             }

@@ -84,33 +84,76 @@ pub(crate) async fn between_begin_and_commit<F: Future>(body: F) -> F::Output {
     IN_WRITE_TRANSACTION.scope((), body).await
 }
 
+/// How a write transaction's `COMMIT` reaches the disk.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum CommitSync {
+    /// The connections' own `synchronous = FULL`: the WAL is synced before `COMMIT` returns,
+    /// so what was answered survives a power cut.
+    Full,
+    /// `synchronous = NORMAL` for this one transaction: its `COMMIT` is written to the WAL but
+    /// not synced, and the next commit in `Full` (any writer's: the WAL is one file, synced
+    /// whole) makes it durable with its own. A crash of the process loses nothing (the
+    /// system holds the WAL's pages); a power cut may lose it and the commits after it,
+    /// never one of theirs alone. For the webhook workers' turns, whose loss costs attempts
+    /// sent again, never a change: their sync was most of the time each turn held the
+    /// shop's one writer (docs/performance-log.md, "Webhooks: the workers' commits without a
+    /// sync, and what the writer thread waits for").
+    WithTheNextFull,
+}
+
+impl CommitSync {
+    /// What sets it on a connection, outside a transaction (SQLite refuses it inside).
+    fn pragma(self) -> &'static str {
+        match self {
+            CommitSync::Full => "PRAGMA synchronous = FULL",
+            CommitSync::WithTheNextFull => "PRAGMA synchronous = NORMAL",
+        }
+    }
+}
+
 /// `BEGIN IMMEDIATE` on a writer that holds the process's write turn, as diesel-async's
 /// `immediate_transaction` sends it (which exists for its default runner only): on the
 /// calling thread when SQLite's write lock is free, as it is unless another process writes
-/// (the CLI's import, a seed); otherwise on the blocking pool, waiting for it.
-pub(crate) async fn begin_immediate(conn: &mut SqliteOn<WriterRunner>) -> QueryResult<()> {
+/// (the CLI's import, a seed); otherwise on the blocking pool, waiting for it. A `sync` other
+/// than the connection's own is set first, and [`end_transaction`] sets it back.
+pub(crate) async fn begin_immediate(
+    conn: &mut SqliteOn<WriterRunner>,
+    sync: CommitSync,
+) -> QueryResult<()> {
     // The runner reads the task-local when the statement is handed to it: inside the scope.
     let at_once = IN_WRITE_TRANSACTION
-        .scope((), async { conn.spawn_blocking(begin_unless_locked).await })
+        .scope((), async {
+            conn.spawn_blocking(move |inner| begin_unless_locked(inner, sync))
+                .await
+        })
         .await?;
     if at_once {
         return Ok(());
     }
-    conn.spawn_blocking(|inner| {
-        AnsiTransactionManager::begin_transaction_sql(inner, "BEGIN IMMEDIATE")
+    conn.spawn_blocking(move |inner| {
+        let begun = AnsiTransactionManager::begin_transaction_sql(inner, "BEGIN IMMEDIATE");
+        if begun.is_err() {
+            inner.batch_execute(CommitSync::Full.pragma())?;
+        }
+        begun
     })
     .await
 }
 
-/// `BEGIN IMMEDIATE` with no wait for a lock: whether it began. Any failure is tried again
-/// with the wait, which gives the error that stays.
-fn begin_unless_locked(inner: &mut SqliteConnection) -> QueryResult<bool> {
-    inner.batch_execute("PRAGMA busy_timeout = 0")?;
+/// `BEGIN IMMEDIATE` with no wait for a lock, after setting `sync`: whether it began. Any
+/// failure is tried again with the wait, which gives the error that stays.
+fn begin_unless_locked(inner: &mut SqliteConnection, sync: CommitSync) -> QueryResult<bool> {
+    if sync == CommitSync::Full {
+        inner.batch_execute("PRAGMA busy_timeout = 0")?;
+    } else {
+        inner.batch_execute(&format!("PRAGMA busy_timeout = 0; {};", sync.pragma()))?;
+    }
     let begun = AnsiTransactionManager::begin_transaction_sql(inner, "BEGIN IMMEDIATE").is_ok();
     if let Err(error) = inner.batch_execute(busy_timeout!()) {
         if begun {
             AnsiTransactionManager::rollback_transaction(inner)?;
         }
+        inner.batch_execute(CommitSync::Full.pragma())?;
         return Err(error);
     }
     Ok(begun)
@@ -118,11 +161,14 @@ fn begin_unless_locked(inner: &mut SqliteConnection) -> QueryResult<bool> {
 
 /// Commits the transaction [`begin_immediate`] opened when `outcome` is `Ok`, rolls it back
 /// otherwise; a failed commit or rollback is the answer then. The blocking thread that ends
-/// it passes the process's write `turn` on as soon as SQLite's lock is released.
+/// it passes the process's write `turn` on as soon as SQLite's lock is released, then sets
+/// the connection's own `synchronous` back if the transaction had another, before the
+/// connection can go back to the pool for an API write.
 pub(crate) async fn end_transaction<T, E: From<diesel::result::Error>>(
     conn: &mut SqliteOn<WriterRunner>,
     outcome: Result<T, E>,
     turn: OwnedMutexGuard<()>,
+    sync: CommitSync,
 ) -> Result<T, E> {
     let commit = outcome.is_ok();
     let ended = conn
@@ -133,7 +179,11 @@ pub(crate) async fn end_transaction<T, E: From<diesel::result::Error>>(
                 AnsiTransactionManager::rollback_transaction(inner)
             };
             drop(turn);
-            ended
+            let restored = match sync {
+                CommitSync::Full => Ok(()),
+                CommitSync::WithTheNextFull => inner.batch_execute(CommitSync::Full.pragma()),
+            };
+            ended.and(restored)
         })
         .await;
     match (outcome, ended) {

@@ -819,6 +819,45 @@ async fn a_sqlite_run_that_dies_sends_again_only_the_first_attempts_it_did_not_r
     }
 }
 
+/// `PRAGMA synchronous` of the connection SQLite's writers' pool hands out next.
+#[derive(diesel::QueryableByName)]
+struct SyncSetting {
+    #[diesel(sql_type = diesel::sql_types::Integer)]
+    synchronous: i32,
+}
+
+#[tokio::test]
+async fn a_sqlite_turn_hands_its_writer_back_syncing_every_commit() {
+    // One writer connection: the turn's is the one the API's next write gets.
+    let t = super::sqlite_with(crate::PoolOptions {
+        max_size: 1,
+        ..crate::PoolOptions::default()
+    })
+    .await;
+    let db = with_outbox(&t.db);
+    let a = one_product_and_endpoint(&db, "we_1", &["stock.updated"]).await;
+    db.adjust_stock(&adjustment(&a, "p1-v0", 1, 7_000))
+        .await
+        .unwrap();
+    let claimed = claim_due(&db, "one", at(7_010), at(60_000)).await.unwrap();
+    // This turn writes: its commit waits for no sync (`CommitSync::WithTheNextFull`).
+    record(&db, &[success(&claimed[0], 7_020)], "one").await;
+    assert_eq!(
+        deliveries(&db, &a.id, "we_1").await,
+        vec![(DeliveryStatus::Succeeded, Some(1))]
+    );
+
+    let setting: Result<SyncSetting, DbError> = crate::database::with_conn!(&db, |conn| {
+        diesel_async::RunQueryDsl::get_result(diesel::sql_query("PRAGMA synchronous"), conn).await
+    });
+    const FULL: i32 = 2;
+    assert_eq!(
+        setting.unwrap().synchronous,
+        FULL,
+        "an API write on this connection must survive a power cut"
+    );
+}
+
 #[tokio::test]
 async fn a_failed_attempt_is_superseded_by_a_newer_event_read_by_the_turn_recording_it() {
     for t in test_databases().await {

@@ -77,7 +77,9 @@ macro_rules! on_queue_connection {
 /// (`Database::queue_write_turn`), its statements on the calling thread as an API write's
 /// (`database/write_runner.rs`): while a turn holds SQLite's one writer every other writer
 /// waits, and the hop to a blocking thread and back for each of its statements (a dozen or
-/// so a turn) made most of the time it held it.
+/// so a turn) made most of the time it held it. Its commit does not wait for the disk
+/// (`CommitSync::WithTheNextFull`): what a power cut may take from a turn is attempts sent
+/// again, the at-least-once delivery's duplicates, never a change of the shop's.
 macro_rules! in_queue_transaction {
     ($db:expr, |$conn:ident| $body:expr) => {{
         let db: &Database = $db;
@@ -92,7 +94,7 @@ macro_rules! in_queue_transaction {
                 }
                 Err(error) => Err(error),
             },
-            _ => in_transaction!(db, turn: queue_write_turn, |$conn| {
+            _ => in_transaction!(db, turn: queue_write_turn, sync: WithTheNextFull, |$conn| {
                 $crate::database::write_runner::between_begin_and_commit(async move { $body })
                     .await
             }),
