@@ -16,7 +16,8 @@ cd "$(dirname "$0")/../.."
 
 SCENARIO_SECONDS=${FAULTS_SCENARIO_SECONDS:-120}
 export PYTHONDONTWRITEBYTECODE=1
-step() { printf '\n==> %s\n' "$*"; }
+# Each step says when it began, in seconds since the scenarios began (as .ci/run's steps do).
+step() { printf '\n==> [+%ss] %s\n' "$SECONDS" "$*"; }
 
 if [ -z "${SHOP_API_BIN:-}" ]; then
     # The debug binary as the README's test command builds it (the same features): after
