@@ -93,11 +93,12 @@ pub(crate) enum CommitSync {
     /// `synchronous = NORMAL` for this one transaction: its `COMMIT` is written to the WAL but
     /// not synced, and the next commit in `Full` (any writer's: the WAL is one file, synced
     /// whole) makes it durable with its own. A crash of the process loses nothing (the
-    /// system holds the WAL's pages); a power cut may lose it and the commits after it,
-    /// never one of theirs alone. For the webhook workers' turns, whose loss costs attempts
-    /// sent again, never a change: their sync was most of the time each turn held the
-    /// shop's one writer (docs/performance-log.md, "Webhooks: the workers' commits without a
-    /// sync, and what the writer thread waits for").
+    /// system holds the WAL's pages); a power cut may lose it, with the commits after it
+    /// that were not synced either, and never a commit synced after it. For the webhook
+    /// workers' turns, whose loss costs attempts sent again, never a change: their sync was
+    /// most of the time each turn held the shop's one writer (docs/performance-log.md,
+    /// "Webhooks: the workers' commits without a sync, and what the writer thread waits
+    /// for").
     WithTheNextFull,
 }
 
