@@ -102,12 +102,17 @@ pub(crate) enum CommitSync {
     WithTheNextFull,
 }
 
+/// The connections' own sync (`open.rs`'s setup), set back after a transaction in another;
+/// outside a transaction, as SQLite refuses it inside.
+const SYNC_EVERY_COMMIT: &str = "PRAGMA synchronous = FULL";
+
 impl CommitSync {
-    /// What sets it on a connection, outside a transaction (SQLite refuses it inside).
-    fn pragma(self) -> &'static str {
+    /// What [`begin_unless_locked`] sends before its `BEGIN`: no wait for a lock, and this
+    /// sync when it is not the connection's own.
+    fn before_begin(self) -> &'static str {
         match self {
-            CommitSync::Full => "PRAGMA synchronous = FULL",
-            CommitSync::WithTheNextFull => "PRAGMA synchronous = NORMAL",
+            CommitSync::Full => "PRAGMA busy_timeout = 0",
+            CommitSync::WithTheNextFull => "PRAGMA busy_timeout = 0; PRAGMA synchronous = NORMAL",
         }
     }
 }
@@ -134,7 +139,7 @@ pub(crate) async fn begin_immediate(
     conn.spawn_blocking(move |inner| {
         let begun = AnsiTransactionManager::begin_transaction_sql(inner, "BEGIN IMMEDIATE");
         if begun.is_err() {
-            inner.batch_execute(CommitSync::Full.pragma())?;
+            inner.batch_execute(SYNC_EVERY_COMMIT)?;
         }
         begun
     })
@@ -144,17 +149,13 @@ pub(crate) async fn begin_immediate(
 /// `BEGIN IMMEDIATE` with no wait for a lock, after setting `sync`: whether it began. Any
 /// failure is tried again with the wait, which gives the error that stays.
 fn begin_unless_locked(inner: &mut SqliteConnection, sync: CommitSync) -> QueryResult<bool> {
-    if sync == CommitSync::Full {
-        inner.batch_execute("PRAGMA busy_timeout = 0")?;
-    } else {
-        inner.batch_execute(&format!("PRAGMA busy_timeout = 0; {};", sync.pragma()))?;
-    }
+    inner.batch_execute(sync.before_begin())?;
     let begun = AnsiTransactionManager::begin_transaction_sql(inner, "BEGIN IMMEDIATE").is_ok();
     if let Err(error) = inner.batch_execute(busy_timeout!()) {
         if begun {
             AnsiTransactionManager::rollback_transaction(inner)?;
         }
-        inner.batch_execute(CommitSync::Full.pragma())?;
+        inner.batch_execute(SYNC_EVERY_COMMIT)?;
         return Err(error);
     }
     Ok(begun)
@@ -182,7 +183,7 @@ pub(crate) async fn end_transaction<T, E: From<diesel::result::Error>>(
             drop(turn);
             let restored = match sync {
                 CommitSync::Full => Ok(()),
-                CommitSync::WithTheNextFull => inner.batch_execute(CommitSync::Full.pragma()),
+                CommitSync::WithTheNextFull => inner.batch_execute(SYNC_EVERY_COMMIT),
             };
             ended.and(restored)
         })
