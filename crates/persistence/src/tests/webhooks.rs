@@ -78,6 +78,15 @@ async fn one_product_and_endpoint(db: &Database, endpoint: &str, events: &[&str]
     a
 }
 
+/// [`one_product_and_endpoint`], with `p1-v0`'s stock adjusted once, at 7 s.
+async fn one_adjusted_product(db: &Database, endpoint: &str, events: &[&str]) -> Shop {
+    let a = one_product_and_endpoint(db, endpoint, events).await;
+    db.adjust_stock(&adjustment(&a, "p1-v0", 1, 7_000))
+        .await
+        .unwrap();
+    a
+}
+
 /// A turn of `instance` with room for everything due (other pairs are claimed too): the
 /// newest pending delivery of `work`'s resource, if this instance got it.
 async fn claim_one(
@@ -333,10 +342,7 @@ async fn only_the_newest_pending_event_of_a_resource_is_sent_and_one_attempt_at_
 async fn a_claim_whose_instance_died_is_taken_over_once_expired() {
     for t in test_databases().await {
         let db = with_outbox(&t.db);
-        let a = one_product_and_endpoint(&db, "we_1", &["*"]).await;
-        db.adjust_stock(&adjustment(&a, "p1-v0", 1, 7_000))
-            .await
-            .unwrap();
+        one_adjusted_product(&db, "we_1", &["*"]).await;
         let work = pair("we_1", "stock:p1-v0");
         // Queued first (SQLite would otherwise claim the first attempt straight from the
         // log, held by its one instance in memory, which a restart releases: the test below).
@@ -717,10 +723,7 @@ async fn a_batch_is_claimed_and_recorded_at_once_each_pair_and_endpoint_moving_o
 async fn a_sqlite_server_starting_again_releases_its_previous_runs_claims_at_once() {
     for t in test_databases().await {
         let db = with_outbox(&t.db);
-        let a = one_product_and_endpoint(&db, "we_1", &["stock.updated"]).await;
-        db.adjust_stock(&adjustment(&a, "p1-v0", 1, 7_000))
-            .await
-            .unwrap();
+        one_adjusted_product(&db, "we_1", &["stock.updated"]).await;
         let work = pair("we_1", "stock:p1-v0");
         assert_eq!(due_at(&db, at(7_000)).await, vec![work.clone()]);
         assert!(
@@ -835,10 +838,7 @@ async fn a_sqlite_turn_hands_its_writer_back_syncing_every_commit() {
     })
     .await;
     let db = with_outbox(&t.db);
-    let a = one_product_and_endpoint(&db, "we_1", &["stock.updated"]).await;
-    db.adjust_stock(&adjustment(&a, "p1-v0", 1, 7_000))
-        .await
-        .unwrap();
+    let a = one_adjusted_product(&db, "we_1", &["stock.updated"]).await;
     let claimed = claim_due(&db, "one", at(7_010), at(60_000)).await.unwrap();
     // This turn writes: its commit waits for no sync (`CommitSync::WithTheNextFull`).
     record(&db, &[success(&claimed[0], 7_020)], "one").await;
@@ -862,10 +862,7 @@ async fn a_sqlite_turn_hands_its_writer_back_syncing_every_commit() {
 async fn a_failed_attempt_is_superseded_by_a_newer_event_read_by_the_turn_recording_it() {
     for t in test_databases().await {
         let db = with_outbox(&t.db);
-        let a = one_product_and_endpoint(&db, "we_1", &["stock.updated"]).await;
-        db.adjust_stock(&adjustment(&a, "p1-v0", 1, 7_000))
-            .await
-            .unwrap();
+        let a = one_adjusted_product(&db, "we_1", &["stock.updated"]).await;
         let first = claim_due(&db, "one", at(7_010), at(60_000)).await.unwrap();
         assert_eq!(first.len(), 1, "{}", t.backend());
         db.adjust_stock(&adjustment(&a, "p1-v0", 1, 7_100))
