@@ -35,6 +35,11 @@ for round in $(seq 1 "${1:-2}"); do
         after=$(busy)
         tx=$(sed -n 's/^number of transactions actually processed: \([0-9]*\).*/\1/p' <<<"$out")
         own=$(awk '/^pgbench_cpu/ {print $2 + $3}' <<<"$out")
+        if [ -z "$tx" ] || [ "$tx" = 0 ] || grep -q "aborted" <<<"$out"; then
+            echo "round $round  $model: pgbench did not complete its run:" >&2
+            echo "$out" >&2
+            exit 1
+        fi
         python3 -c "
 busy = ($after - $before) / 100
 print(f'round $round  $model: {$tx} transactions, {(busy - $own) * 1e6 / ($tx * 20):.0f} µs of the machine per delivery')"
