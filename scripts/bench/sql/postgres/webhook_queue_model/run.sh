@@ -4,7 +4,9 @@
 # throw-away database migrated by shop-api, each for 20 s with 2 clients. Prints, per run, the
 # machine's busy CPU (/proc/stat: everything but idle and I/O wait) less pgbench's own, per
 # delivery. Nothing else may run on the machine meanwhile. See docs/performance-log.md,
-# "What the queue's rows cost PostgreSQL, by design".
+# "What the queue's rows cost PostgreSQL, by design". The models' resources are named
+# `stock_v…`, not the API's `stock:…`: pgbench would take the `:v` of a literal for a
+# variable.
 #
 #   scripts/bench/sql/postgres/webhook_queue_model/run.sh [ROUNDS]   # 2 rounds by default
 set -euo pipefail
@@ -26,7 +28,9 @@ INSERT INTO webhook_events (id, shop_id, type, resource, body, created_at_ms)
 SELECT 'evt_' || g, (SELECT id FROM shops), 'stock.updated', 'stock_v' || g, repeat('x', 300), 0
 FROM generate_series(1, 200000) g;
 SQL
+# user, nice, system, irq and softirq, in clock ticks
 busy() { awk '/^cpu /{print $2 + $3 + $4 + $7 + $8}' /proc/stat; }
+hz=$(getconf CLK_TCK)
 for round in $(seq 1 "${1:-2}"); do
     for model in current lean lean_claims attempts; do
         before=$(busy)
@@ -41,7 +45,7 @@ for round in $(seq 1 "${1:-2}"); do
             exit 1
         fi
         python3 -c "
-busy = ($after - $before) / 100
+busy = ($after - $before) / $hz
 print(f'round $round  $model: {$tx} transactions, {(busy - $own) * 1e6 / ($tx * 20):.0f} µs of the machine per delivery')"
     done
 done
