@@ -2,7 +2,7 @@
 # What the webhook queue's rows cost PostgreSQL per delivery, by design: the models of this
 # directory (each a pgbench script of 20 deliveries a transaction) run alternately on a
 # throw-away database migrated by shop-api, each for 20 s with 2 clients. Prints, per run, the
-# machine's busy CPU (/proc/stat: everything but idle and I/O wait) less pgbench's own, per
+# machine's busy CPU (/proc/stat: user, nice, system, irq, softirq) less pgbench's own, per
 # delivery. Nothing else may run on the machine meanwhile. See docs/performance-log.md,
 # "What the queue's rows cost PostgreSQL, by design". The models' resources are named
 # `stock_v…`, not the API's `stock:…`: pgbench would take the `:v` of a literal for a
